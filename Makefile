@@ -1,0 +1,79 @@
+# Card Ledger: `make run` serves, `make test` tests. Needs GNU make and python3 (3.11+).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+WORKERS ?= 2
+THREADS ?= 4
+PYTEST_ARGS ?=
+
+.PHONY: help install run test bench openapi worker lint clean
+
+help:
+	@echo "make run      serve on 127.0.0.1:$(PORT) (installs, migrates, prints the organiser token)"
+	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
+	@echo "make bench    run every bench/*.py"
+	@echo "make worker   run a Celery worker (needs REDIS_URL)"
+	@echo "make openapi  regenerate openapi.yaml"
+	@echo "make lint     ruff check and ruff format --check"
+	@echo "make clean    remove the virtualenv and caches (keeps var/: database and token)"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The stamp is newer than pyproject.toml once installed: later runs skip pip entirely.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	@touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+var:
+	@mkdir -p var
+
+run: install | var
+	@if [ -n "$${CARDLEDGER_ADMIN_TOKEN:-}" ]; then \
+	  echo "Organiser token: taken from CARDLEDGER_ADMIN_TOKEN"; \
+	else \
+	  token="$$($(BIN)/cardledger token)" && echo "Organiser token (var/admin-token): $$token"; \
+	fi
+	$(BIN)/alembic upgrade head
+	exec $(BIN)/gunicorn 'service.app:create_app()' --bind 127.0.0.1:$(PORT) \
+	  --workers $(WORKERS) --threads $(THREADS) --access-logfile -
+
+test: install | var
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed-bench
+	@shopt -s nullglob; files=(bench/engine.py); \
+	for f in bench/*.py; do \
+	  case "$$f" in bench/engine.py|bench/_*) ;; *) files+=("$$f");; esac; \
+	done; \
+	failed=(); \
+	for f in "$${files[@]}"; do \
+	  [ -f "$$f" ] || { echo "== $$f: missing, skipped"; continue; }; \
+	  echo "== $$f"; $(BIN)/python "$$f" || failed+=("$$f"); \
+	done; \
+	if [ $${#failed[@]} -gt 0 ]; then echo "failed: $${failed[*]}"; exit 1; fi
+
+openapi: install
+	$(BIN)/cardledger openapi
+
+worker: install | var
+	exec $(BIN)/celery -A workers.celery_app worker --loglevel=info
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis tests/artifacts
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,138 @@
+"""Rules-engine speed: random legal self-play through the full decide/evolve path.
+
+Reports decisions per second per variant, replay speed (events applied per second,
+milliseconds to rebuild a finished 4-player deal), and, when ``open_spiel`` is
+installed (``pip install -e .[bench]``), OpenSpiel's ``hearts`` under the same random
+legal play from Python. A *decision* is a player's choice: dealing (our ``deal``
+action, OpenSpiel's chance nodes) is inside the timed loop but not counted.
+
+``python bench/engine.py [--quick]``; the last line printed is a JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from functools import reduce
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from domain.games import bottle_imp as g
+from domain.games.bottle_imp.model import Deal, DealScored, DealStarted
+from domain.match import MatchRules
+from domain.table import SeatSpec, Table
+
+VARIANTS = (("standard", 4), ("standard", 3), ("lopaka", 2), ("bright-house", 2))
+
+
+def self_play(variant: str, players: int, seconds: float, seed: int = 1) -> tuple[float, list]:
+    """Random legal play for about ``seconds``: (decisions per second, one match's log)."""
+    rng = random.Random(seed)
+    choice, to_act, legal, decide, evolve = (
+        rng.choice,
+        g.to_act,
+        g.legal_actions,
+        g.decide,
+        g.evolve,
+    )
+    decisions, elapsed, log, match = 0, 0.0, [], 0
+    while elapsed < seconds:
+        match += 1
+        seats = tuple(SeatSpec(name=f"P{i}") for i in range(players))
+        table = Table("bottle-imp", variant, seats, MatchRules(None, 20), f"bench-{match}")
+        state = g.initial_state(table)
+        log = []
+        start = time.perf_counter()
+        while state.phase != "finished":
+            acting = to_act(state)
+            action = choice(legal(state, acting[0] if len(acting) == 1 else choice(acting)))
+            events = decide(state, action)
+            for e in events:
+                state = evolve(state, e)
+            log += events
+            decisions += type(action) is not Deal
+        elapsed += time.perf_counter() - start
+    return decisions / elapsed, log
+
+
+def replay_speed(log: list, table: Table, repeat: int) -> tuple[float, float]:
+    """(events applied per second, ms to rebuild one complete deal) over ``log``."""
+    start_of = [i for i, e in enumerate(log) if type(e) is DealStarted]
+    end_of = [i for i, e in enumerate(log) if type(e) is DealScored]
+    one_deal = log[start_of[0] : end_of[0] + 1]
+    initial = g.initial_state(table)
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        reduce(g.evolve, log, initial)
+    per_event = (time.perf_counter() - t0) / (repeat * len(log))
+    t0 = time.perf_counter()
+    for _ in range(repeat * 10):
+        reduce(g.evolve, one_deal, initial)
+    per_deal = (time.perf_counter() - t0) / (repeat * 10)
+    return 1 / per_event, per_deal * 1000
+
+
+def openspiel_hearts(seconds: float, seed: int = 1) -> float | None:
+    """OpenSpiel's hearts, random legal play from Python: player decisions per second."""
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts")
+    rng = random.Random(seed)
+    decisions, elapsed = 0, 0.0
+    while elapsed < seconds:
+        start = time.perf_counter()
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choice(outcomes)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+        elapsed += time.perf_counter() - start
+    return decisions / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="about 15 seconds in all")
+    args = parser.parse_args()
+    seconds = 1.5 if args.quick else 5.0
+    result: dict[str, Any] = {"variants": {}}
+    for variant, players in VARIANTS:
+        rate, log = self_play(variant, players, seconds)
+        seats = tuple(SeatSpec(name=f"P{i}") for i in range(players))
+        table = Table("bottle-imp", variant, seats, MatchRules(None, 20), "bench-1")
+        events_per_s, deal_ms = replay_speed(log, table, 3 if args.quick else 10)
+        name = f"{variant}-{players}"
+        result["variants"][name] = {
+            "decisions_per_s": round(rate),
+            "replay_events_per_s": round(events_per_s),
+            "replay_deal_ms": round(deal_ms, 3),
+        }
+        print(
+            f"{name:16} {rate:>10,.0f} decisions/s   replay {events_per_s:>10,.0f} events/s"
+            f"   {deal_ms:.3f} ms per deal"
+        )
+    ours = result["variants"]["standard-4"]["decisions_per_s"]
+    theirs = openspiel_hearts(seconds * 2)
+    result["decisions_per_s"] = ours
+    result["replay_deal_ms"] = result["variants"]["standard-4"]["replay_deal_ms"]
+    result["openspiel_decisions_per_s"] = round(theirs) if theirs else None
+    result["ratio"] = round(ours / theirs, 3) if theirs else None
+    if theirs:
+        print(f"{'openspiel hearts':16} {theirs:>10,.0f} decisions/s   ratio {ours / theirs:.2f}")
+    else:
+        print("open_spiel not installed: pip install -e '.[bench]' to compare")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

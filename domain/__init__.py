@@ -1,0 +1,5 @@
+"""Card Ledger's domain: pure rules engines, events, matches and the shuffle.
+
+Nothing here imports Flask, SQLAlchemy, Celery or any transport: a rules test is
+"given these events, when this action, then these events (or this error)".
+"""

@@ -1,0 +1,202 @@
+"""Actions as JSON bodies (``api.md``) and the legal actions of a seat.
+
+``legal_actions`` returns complete actions, each of which ``decide`` accepts now.
+Play actions are built once and shared, since self-play asks for them millions of times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, overload
+
+from domain.errors import RuleViolation
+from domain.games.bottle_imp import layout
+from domain.games.bottle_imp.cards import CHUNK, DECK, SHIFT, SUIT, SUIT_BITS, cards_of
+from domain.games.bottle_imp.model import (
+    Action,
+    ChooseOpen,
+    Deal,
+    Discard,
+    Pass,
+    Play,
+    State,
+)
+
+_KINDS: dict[str, Any] = {
+    "deal": Deal,
+    "discard": Discard,
+    "pass": Pass,
+    "choose_open": ChooseOpen,
+    "play": Play,
+}
+TYPE_OF: dict[type, str] = {cls: name for name, cls in _KINDS.items()}
+
+
+def parse(body: Mapping[str, Any]) -> Action:
+    """An action from its JSON body; unknown types and fields are refused by name."""
+    kind = body.get("type")
+    cls = _KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise RuleViolation(
+            "unknown_action",
+            f"The Bottle Imp has no action {kind!r}; use one of {', '.join(_KINDS)}",
+        )
+    fields = set(body) - {"type"}
+    unknown = fields - set(cls._fields)
+    if unknown:
+        raise RuleViolation(
+            "invalid_action", f"a {kind} action has no field {', '.join(sorted(unknown))}"
+        )
+    missing = [f for f in cls._fields if f not in cls._field_defaults and f not in body]
+    if missing:
+        raise RuleViolation("invalid_action", f"a {kind} action needs {', '.join(missing)}")
+    return cls(**{f: body[f] for f in fields})
+
+
+def body(action: Action) -> dict[str, Any]:
+    """The JSON body of an action (fields left at ``None`` are omitted)."""
+    out: dict[str, Any] = {"type": TYPE_OF[type(action)]}
+    for name, value in zip(action._fields, action, strict=True):
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _per_card(make: Any) -> tuple[tuple[list[Any], ...], tuple[list[Any], ...]]:
+    """``table[bright][slot][card]``: one shared action per hand slot and card."""
+    return (
+        tuple([make(slot, c, None) if c in DECK else None for c in range(38)] for slot in range(4)),
+        tuple(
+            [make(slot // 2, c, "AB"[slot % 2]) if c in DECK else None for c in range(38)]
+            for slot in range(4)
+        ),
+    )
+
+
+_PLAYS = _per_card(Play)
+_DISCARDS = _per_card(Discard)
+_OPPONENT_PASSES = _per_card(lambda seat, c, hand: Pass(seat, opponent=c))
+_PILE_PASSES = _per_card(lambda seat, c, hand: Pass(seat, hand=hand, card=c))
+
+
+class _Chain(Sequence[Action]):
+    """Several sequences read as one, without copying them."""
+
+    def __init__(self, parts: list[Sequence[Action]]) -> None:
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(map(len, self.parts))
+
+    @overload
+    def __getitem__(self, i: int) -> Action: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Action]: ...
+    def __getitem__(self, i: int | slice) -> Action | Sequence[Action]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        for part in self.parts:
+            if 0 <= i < len(part):
+                return part[i]
+            i -= len(part)
+        raise IndexError(i)
+
+
+class _LeftRightPasses(Sequence[Pass]):
+    """Every (left, right) pass of distinct dealt cards, built only when looked at:
+    132 of them with 12 cards, and a random player looks at one."""
+
+    def __init__(self, seat: int, dealt: tuple[int, ...]) -> None:
+        self.seat, self.dealt = seat, dealt
+        self.k = len(dealt) - 1
+
+    def __len__(self) -> int:
+        return len(self.dealt) * self.k
+
+    @overload
+    def __getitem__(self, i: int) -> Pass: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Pass]: ...
+    def __getitem__(self, i: int | slice) -> Pass | Sequence[Pass]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        a, b = divmod(i, self.k)
+        b += b >= a  # skip the left card itself
+        return Pass(self.seat, left=self.dealt[a], right=self.dealt[b])
+
+
+def legal_actions(state: State, seat: int) -> Sequence[Action]:
+    """Every action ``seat`` may take now (empty when it is not theirs to act)."""
+    s = state
+    phase = s.phase
+    if phase == "playing":  # the hot path: rule 3, follow the suit led if you can
+        trick = s.trick
+        i = len(trick)
+        if s.turn[i] != seat:
+            return []
+        slot = s.order[i]
+        variant = s.table.variant
+        if variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT:
+            return []
+        held = s.hands[slot]
+        row = _PLAYS[variant == layout.BRIGHT_HOUSE][slot]
+        if trick:
+            led = SUIT[trick[0]]
+            same = CHUNK[led][(held >> SHIFT[led]) & SUIT_BITS]
+            if same:
+                return [row[c] for c in same]
+        return [
+            row[c]
+            for c in CHUNK[0][held & SUIT_BITS]
+            + CHUNK[1][(held >> 12) & SUIT_BITS]
+            + CHUNK[2][held >> 24]
+        ]
+    variant = s.table.variant
+    if phase == "waiting_for_deal":
+        return [Deal()] if seat == s.dealer else []
+    if phase == "choosing":
+        return [] if s.open_hands[seat] else [ChooseOpen(seat, p) for p in layout.PILES]
+    if phase != "preparing" or (variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT):
+        return []
+    parts: list[Sequence[Action]] = []
+    bright = variant == layout.BRIGHT_HOUSE
+    for slot in (2 * seat, 2 * seat + 1) if bright else (seat,):
+        dealt = cards_of(s.hands[slot] & ~s.received[slot])
+        if variant != layout.LOPAKA and s.discards[slot] is None:
+            row = _DISCARDS[bright][slot]
+            parts.append([row[c] for c in dealt])
+        if s.passes[slot] is None:
+            if variant == layout.STANDARD:
+                parts.append(_LeftRightPasses(seat, dealt))
+            else:
+                row = (_PILE_PASSES if bright else _OPPONENT_PASSES)[bright][slot]
+                parts.append([row[c] for c in dealt])
+    if not parts:
+        return []
+    return parts[0] if len(parts) == 1 else _Chain(parts)
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    """The seats the table waits for (Lopaka never: it plays by itself)."""
+    s = state
+    if s.phase == "playing":
+        return (s.turn[len(s.trick)],)
+    variant = s.table.variant
+    if s.phase == "waiting_for_deal":
+        return (s.dealer,)
+    if s.phase == "choosing":
+        return tuple(seat for seat, h in enumerate(s.open_hands) if h is None)
+    if s.phase != "preparing":
+        return ()
+    if variant == layout.LOPAKA:
+        return tuple(seat for seat in (0, 1) if s.passes[seat] is None)
+    waiting = [p is None or d is None for p, d in zip(s.passes, s.discards, strict=True)]
+    if variant == layout.BRIGHT_HOUSE:
+        return tuple(seat for seat in (0, 1) if waiting[2 * seat] or waiting[2 * seat + 1])
+    return tuple(seat for seat, w in enumerate(waiting) if w)

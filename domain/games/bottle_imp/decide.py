@@ -1,0 +1,395 @@
+"""``decide(state, action) -> events``: the rules of The Bottle Imp, numbered as in
+``rules/bottle-imp.md``. A refused action raises ``RuleViolation`` and changes nothing.
+
+The events returned include those the engine causes (Lopaka's plays,
+``PassesDelivered``, ``TrickCompleted``, ``DealScored``, ``MatchEnded``), so the
+service appends the whole list in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from domain.errors import RuleViolation
+from domain.events import MatchEnded
+from domain.games.bottle_imp import layout, lopaka
+from domain.games.bottle_imp.cards import (
+    BIT,
+    DECK,
+    SUIT,
+    SUITS,
+    card,
+    coins,
+    holds_suit,
+)
+from domain.games.bottle_imp.evolve import evolve
+from domain.games.bottle_imp.model import (
+    CardDiscarded,
+    CardPlayed,
+    CardsPassed,
+    ChooseOpen,
+    Deal,
+    DealScored,
+    DealStarted,
+    Discard,
+    OpenHandChosen,
+    Pass,
+    PassesDelivered,
+    Play,
+    State,
+    TrickCompleted,
+)
+from domain.match import ranking
+from domain.shuffle import deal_seed, shuffle
+
+# --- shared checks ---------------------------------------------------------------------
+
+
+def _expect_phase(s: State, *phases: str) -> None:
+    if s.phase == "finished":
+        raise RuleViolation("match_finished", "the match is over; no more actions are taken")
+    if s.phase not in phases:
+        raise RuleViolation(
+            "wrong_phase", f"this action belongs to the {' or '.join(phases)} phase, not {s.phase}"
+        )
+
+
+def _check_seat(s: State, seat: object) -> int:
+    players = s.table.players
+    if type(seat) is not int or not 0 <= seat < players + (s.table.variant == layout.LOPAKA):
+        raise RuleViolation("unknown_seat", f"there is no seat {seat!r} at this table")
+    if s.table.variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT:
+        raise RuleViolation("lopaka_plays_itself", "Lopaka (seat 2) plays by its own rules")
+    return seat
+
+
+def _slot(s: State, seat: int, hand: str | None) -> int:
+    bright = s.table.variant == layout.BRIGHT_HOUSE
+    if bright and hand not in layout.PILES:
+        raise RuleViolation("unknown_hand", "in bright-house name the pile: hand 'A' or 'B'")
+    if not bright and hand is not None:
+        raise RuleViolation("unknown_hand", "only bright-house hands have names")
+    return layout.slot_of(s.table.variant, seat, hand)
+
+
+def _whose(s: State, slot: int) -> str:
+    seat = layout.owner(s.table.variant, slot)
+    name = layout.hand_name(s.table.variant, slot)
+    return f"seat {seat}'s pile {name}" if name else f"seat {seat}"
+
+
+def _dealt_card(s: State, slot: int, value: object) -> int:
+    """A card the slot was dealt and still holds (rule 2: received cards stay put)."""
+    c = card(value)
+    if not s.hands[slot] & BIT[c]:
+        raise RuleViolation("card_not_in_hand", f"{_whose(s, slot)} does not hold {c}")
+    if s.received[slot] & BIT[c]:
+        raise RuleViolation(
+            "card_was_received", f"{c} was passed to {_whose(s, slot)}; only dealt cards go on"
+        )
+    return c
+
+
+# --- the deal (rule 1 and the variants' deals) -------------------------------------------
+
+
+def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]:
+    t = s.table
+    if t.seed is None:
+        raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
+    seed = deal_seed(t.seed, k)
+    deck = shuffle(DECK, seed)
+    if t.variant == layout.BRIGHT_HOUSE:
+        nd, d = 1 - s.dealer, s.dealer
+        piles = [tuple(sorted(deck[i : i + 9])) for i in range(0, 36, 9)]
+        hands: list[Any] = [None, None]
+        hands[nd] = {"A": piles[0], "B": piles[2]}
+        hands[d] = {"A": piles[1], "B": piles[3]}
+        return seed, tuple(hands), None
+    ring = layout.clockwise(t.variant, t.players, s.dealer)
+    dealt = 33 if t.variant == layout.LOPAKA else 36
+    per_seat: list[list[int]] = [[] for _ in ring]
+    for i in range(dealt):
+        per_seat[ring[i % len(ring)]].append(deck[i])
+    devil = tuple(sorted(deck[33:])) if t.variant == layout.LOPAKA else None
+    return seed, tuple(tuple(sorted(h)) for h in per_seat), devil
+
+
+def _recorded_hands(s: State, action: Deal) -> tuple[tuple, tuple[int, ...] | None]:
+    """Check a physical deal: exactly the deck, the right number of cards per hand."""
+    t = s.table
+    seats = layout.seats(t.variant, t.players)
+    raw = action.hands
+    if not isinstance(raw, list | tuple) or len(raw) != seats:
+        raise RuleViolation("invalid_deal", f"a recorded deal lists {seats} hands, one per seat")
+    piles: list[tuple[str, Sequence[object]]] = []
+    if t.variant == layout.BRIGHT_HOUSE:
+        for seat, h in enumerate(raw):
+            if not isinstance(h, dict) or set(h) != set(layout.PILES):
+                raise RuleViolation(
+                    "invalid_deal", f"seat {seat}'s hand must be {{'A': [9 cards], 'B': [9 cards]}}"
+                )
+            piles += [(f"seat {seat}'s pile {p}", h[p]) for p in layout.PILES]
+        size = 9
+    else:
+        piles = [(f"seat {seat}", h) for seat, h in enumerate(raw)]
+        size = 11 if t.variant == layout.LOPAKA else 36 // seats
+    if t.variant == layout.LOPAKA:
+        piles.append(("the devil's trick", action.devil if action.devil is not None else ()))
+    elif action.devil is not None:
+        raise RuleViolation("invalid_deal", "only lopaka deals a devil's trick")
+    seen: set[int] = set()
+    for who, cards in piles:
+        want = 3 if who == "the devil's trick" else size
+        if not isinstance(cards, list | tuple) or len(cards) != want:
+            raise RuleViolation("invalid_deal", f"{who} must get {want} cards")
+        for value in cards:
+            c = card(value)
+            if c in seen:
+                raise RuleViolation("invalid_deal", f"card {c} is dealt twice")
+            seen.add(c)
+    # 36 distinct valid cards were dealt, so the deck is complete.
+    if t.variant == layout.BRIGHT_HOUSE:
+        hands: tuple = tuple({p: tuple(sorted(h[p])) for p in layout.PILES} for h in raw)
+    else:
+        hands = tuple(tuple(sorted(h)) for h in raw)
+    devil = tuple(sorted(action.devil)) if t.variant == layout.LOPAKA and action.devil else None
+    return hands, devil
+
+
+def _deal(s: State, action: Deal) -> list:
+    """Rule 1: the whole deck is dealt (seeded shuffle, or a recorded physical deal)."""
+    _expect_phase(s, "waiting_for_deal")
+    k = s.deal + 1
+    if action.hands is None:
+        seed, hands, devil = _seeded_hands(s, k)
+        return [DealStarted(k, s.dealer, seed, hands, devil)]
+    hands, devil = _recorded_hands(s, action)
+    return [DealStarted(k, s.dealer, None, hands, devil)]
+
+
+# --- preparing (rule 2, Lopaka's exchange, Bright House's piles) --------------------------
+
+
+def _discard(s: State, action: Discard) -> list:
+    """Rule 2: one dealt card face down under the 19 (bright-house: one per pile)."""
+    _expect_phase(s, "preparing")
+    seat = _check_seat(s, action.seat)
+    if s.table.variant == layout.LOPAKA:
+        raise RuleViolation("not_in_this_variant", "in lopaka the devil's trick is dealt")
+    slot = _slot(s, seat, action.hand)
+    if s.discards[slot] is not None:
+        raise RuleViolation(
+            "already_discarded", f"{_whose(s, slot)} already laid a card in the devil's trick"
+        )
+    c = _dealt_card(s, slot, action.card)
+    return _with_consequences(s, CardDiscarded(seat, c, action.hand))
+
+
+#: Which of ``left, right, opponent, hand, card`` a pass gives, per variant.
+_PASS_SHAPES = {
+    layout.STANDARD: (True, True, False, False, False),
+    layout.LOPAKA: (False, False, True, False, False),
+    layout.BRIGHT_HOUSE: (False, False, False, True, True),
+}
+
+
+def _pass(s: State, action: Pass) -> list:
+    """Rule 2 (standard: one card left, one right), Lopaka's exchange (one card to the
+    opponent), Bright House (one card of each pile to the opponent's same pile)."""
+    _expect_phase(s, "preparing")
+    seat = _check_seat(s, action.seat)
+    variant = s.table.variant
+    shape = _PASS_SHAPES[variant]
+    if tuple(v is not None for v in action[1:]) != shape:
+        names = " and ".join(f for f, given in zip(Pass._fields[1:], shape, strict=True) if given)
+        raise RuleViolation("invalid_pass", f"in {variant} a pass names {names}")
+    slot = _slot(s, seat, action.hand)
+    if s.passes[slot] is not None:
+        raise RuleViolation("already_passed", f"{_whose(s, slot)} has already passed")
+    if variant == layout.STANDARD:
+        left, right = _dealt_card(s, slot, action.left), _dealt_card(s, slot, action.right)
+        if left == right:
+            raise RuleViolation("same_card", f"{left} cannot go both left and right")
+        event = CardsPassed(seat, left=left, right=right)
+    elif variant == layout.LOPAKA:
+        event = CardsPassed(seat, opponent=_dealt_card(s, slot, action.opponent))
+    else:
+        event = CardsPassed(seat, hand=action.hand, card=_dealt_card(s, slot, action.card))
+    return _with_consequences(s, event)
+
+
+def _deliveries(s: State) -> PassesDelivered | None:
+    """Passed cards arrive only when every pass they wait for is made (rule 2)."""
+    variant, players = s.table.variant, s.table.players
+    if variant == layout.STANDARD:
+        if (
+            any(p is None for p in s.passes)
+            or any(d is None for d in s.discards)
+            or any(s.received)
+        ):
+            return None
+        n = players
+        passes: list[tuple[int, ...]] = [p for p in s.passes if p is not None]
+        return PassesDelivered(
+            tuple((passes[(t - 1) % n][0], passes[(t + 1) % n][1]) for t in range(n))
+        )
+    if variant == layout.LOPAKA:
+        if s.passes[0] is None or s.passes[1] is None or s.received[0]:
+            return None
+        return PassesDelivered((s.passes[1], s.passes[0], ()))
+    for p, name in enumerate(layout.PILES):
+        a, b = s.passes[p], s.passes[2 + p]
+        if a is not None and b is not None and not s.received[p]:
+            return PassesDelivered((b, a), hand=name)
+    return None
+
+
+def _choose_open(s: State, action: ChooseOpen) -> list:
+    """Bright House 3: each player shows one pile face up for the rest of the deal."""
+    if s.table.variant != layout.BRIGHT_HOUSE:
+        raise RuleViolation("not_in_this_variant", "only bright-house has open hands")
+    _expect_phase(s, "choosing")
+    seat = _check_seat(s, action.seat)
+    _slot(s, seat, action.hand)
+    if s.open_hands[seat] is not None:
+        raise RuleViolation("already_chosen", f"seat {seat} already chose its open hand")
+    return _with_consequences(s, OpenHandChosen(seat, action.hand))
+
+
+# --- tricks (rules 3–7) -------------------------------------------------------------------
+
+
+def _play(s: State, action: Play) -> list:
+    """Rule 3: in turn, following the suit led if the hand holds it."""
+    if s.phase != "playing":
+        _expect_phase(s, "playing")
+    trick, order = s.trick, s.order
+    i = len(trick)
+    seat, c = action.seat, action.card
+    if s.turn[i] != seat or type(c) is not int or not 0 < c < 38:
+        return _refuse_play(s, action)
+    slot = order[i]
+    held = s.hands[slot]
+    bit = BIT[c]
+    if not held & bit or (
+        action.hand is not None and action.hand != layout.hand_name(s.table.variant, slot)
+    ):
+        return _refuse_play(s, action)
+    if trick:
+        led = SUIT[trick[0]]
+        if SUIT[c] != led and holds_suit(held, led):
+            raise RuleViolation(
+                "must_follow_suit",
+                f"{_whose(s, slot)} holds {SUITS[led]} cards and must follow {SUITS[led]}; "
+                f"{c} is {SUITS[SUIT[c]]}",
+            )
+    variant = s.table.variant
+    played = CardPlayed(seat, c, action.hand or layout.hand_name(variant, slot))
+    automatic = _AUTOMATIC[variant]
+    if i + 1 < len(order):
+        if s.turn[i + 1] != automatic:
+            return [played]  # the common case: nothing follows automatically
+    elif held != bit or any(s.hands[:slot]) or any(s.hands[slot + 1 :]):
+        # the trick is complete and the deal goes on
+        completed = _trick_result(s, (*trick, c))
+        if completed.winner != automatic:
+            return [played, completed]
+    return _with_consequences(s, played)
+
+
+#: The seat the engine plays for, per variant (Lopaka), or -1.
+_AUTOMATIC = {layout.STANDARD: -1, layout.LOPAKA: layout.LOPAKA_SEAT, layout.BRIGHT_HOUSE: -1}
+
+
+def _refuse_play(s: State, action: Play) -> list:
+    """Say precisely why a play is refused (the slow path)."""
+    seat = _check_seat(s, action.seat)
+    variant = s.table.variant
+    slot = s.order[len(s.trick)]
+    if s.turn[len(s.trick)] != seat:
+        raise RuleViolation("not_your_turn", f"it is {_whose(s, slot)}'s turn, not seat {seat}'s")
+    hand = layout.hand_name(variant, slot)
+    if action.hand is not None and action.hand != hand:
+        raise RuleViolation("wrong_hand", f"this card must come from {_whose(s, slot)}")
+    c = card(action.card)
+    other = slot ^ 1 if variant == layout.BRIGHT_HOUSE else None
+    if other is not None and s.hands[other] & BIT[c]:
+        raise RuleViolation(
+            "wrong_hand", f"{c} is in {_whose(s, other)}; this card comes from {_whose(s, slot)}"
+        )
+    raise RuleViolation("card_not_in_hand", f"{_whose(s, slot)} does not hold {c}")
+
+
+def _trick_result(s: State, cards: tuple[int, ...]) -> TrickCompleted:
+    """Rule 4: the highest card below the price wins the trick and buys the bottle;
+    with no card below the price, the highest card wins and the bottle stays."""
+    price = s.price
+    best = lopaka.trick_winner(cards, price)
+    seats = s.turn
+    winner = seats[cards.index(best)]
+    if best < price:
+        return TrickCompleted(s.tricks + 1, seats, cards, winner, best, winner)
+    return TrickCompleted(s.tricks + 1, seats, cards, winner, price, s.owner)
+
+
+def _deal_scored(s: State) -> DealScored:
+    """Rule 6: the bottle's owner loses the devil's trick's coins and scores nothing else;
+    everyone else scores the coins they won."""
+    owner = s.owner
+    if owner is None:  # impossible with the classic deck (rule 6); never silently score
+        raise AssertionError("a deal ended with nobody holding the bottle")
+    devil = 0
+    for c in s.devil:
+        devil |= BIT[c]
+    scores = tuple(-coins(devil) if seat == owner else coins(w) for seat, w in enumerate(s.won))
+    totals = tuple(t + d for t, d in zip(s.totals, scores, strict=True))
+    return DealScored(s.deal, scores, totals, owner, tuple(sorted(s.devil)), s.price)
+
+
+def _automatic(s: State) -> Any:
+    """The next event the engine causes by itself in ``s``, or None."""
+    phase = s.phase
+    if phase == "preparing":
+        return _deliveries(s)
+    if phase == "playing":
+        if len(s.trick) == len(s.order):
+            return _trick_result(s, s.trick)
+        if not any(s.hands):
+            return _deal_scored(s)
+        slot = s.order[len(s.trick)]
+        if s.table.variant == layout.LOPAKA and slot == layout.LOPAKA_SEAT:
+            return CardPlayed(slot, lopaka.choose(s.hands[slot], s.trick, s.price))
+    elif phase == "waiting_for_deal" and s.scores is not None and s.ranking is None:
+        t = s.table
+        ranked = layout.ranked(t.variant, t.players)
+        if t.match.is_over(s.totals, s.deal, ranked):
+            return MatchEnded(s.totals, ranking(s.totals, ranked))
+    return None
+
+
+def _with_consequences(s: State, event: Any) -> list:
+    events = [event]
+    s = evolve(s, event)
+    while (nxt := _automatic(s)) is not None:
+        events.append(nxt)
+        s = evolve(s, nxt)
+    return events
+
+
+_DECIDE: dict[type, Callable[[State, Any], list]] = {
+    Deal: _deal,
+    Discard: _discard,
+    Pass: _pass,
+    ChooseOpen: _choose_open,
+    Play: _play,
+}
+
+
+def decide(state: State, action: Any) -> list:
+    """The events ``action`` causes in ``state``, or ``RuleViolation``."""
+    rule = _DECIDE.get(type(action))
+    if rule is None:
+        raise RuleViolation("unknown_action", f"The Bottle Imp has no action {action!r}")
+    return rule(state, action)

@@ -1,0 +1,256 @@
+"""``evolve(state, event) -> state`` and ``initial_state``: fold the log into a state.
+
+Replay is the single source of truth, so evolve is total over valid logs and never
+decides anything the events do not say, except the phase changes they imply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from domain.errors import RuleViolation
+from domain.events import MatchEnded
+from domain.games.bottle_imp import layout
+from domain.games.bottle_imp.cards import BIT, START_CARD, mask_of
+from domain.games.bottle_imp.model import (
+    CardDiscarded,
+    CardPlayed,
+    CardsPassed,
+    DealScored,
+    DealStarted,
+    OpenHandChosen,
+    PassesDelivered,
+    State,
+    TrickCompleted,
+)
+from domain.table import Table
+
+
+def initial_state(table: Table) -> State:
+    """The table before the first deal (checks the variant and the number of players)."""
+    variant, players = table.variant, table.players
+    layout.check_players(variant, players)
+    if not 0 <= table.first_dealer < players:
+        raise RuleViolation("invalid_rules", f"first_dealer must be a seat from 0 to {players - 1}")
+    seats = layout.seats(variant, players)
+    slots = layout.slots(variant, players)
+    return State(
+        table=table,
+        phase="waiting_for_deal",
+        deal=0,
+        dealer=table.first_dealer,
+        totals=(0,) * seats,
+        hands=(0,) * slots,
+        received=(0,) * slots,
+        discards=(None,) * slots,
+        passes=(None,) * slots,
+        devil=(),
+        open_hands=(None,) * players,
+        leader=layout.first_leader(variant, players, table.first_dealer),
+        order=(),
+        turn=(),
+        trick=(),
+        tricks=0,
+        price=START_CARD,
+        owner=None,
+        won=(0,) * seats,
+        scores=None,
+        ranking=None,
+    )
+
+
+def _replace_at(values: tuple, index: int, value: Any) -> tuple:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _deal_started(s: State, e: DealStarted) -> State:
+    variant, players = s.table.variant, s.table.players
+    if variant == layout.BRIGHT_HOUSE:
+        hands = tuple(mask_of(h[p]) for h in e.hands for p in layout.PILES)
+    else:
+        hands = tuple(mask_of(h) for h in e.hands)
+    slots = len(hands)
+    seats = len(s.totals)
+    leader = layout.first_leader(variant, players, e.dealer)
+    return s._replace(
+        phase="preparing",
+        deal=e.deal,
+        dealer=e.dealer,
+        hands=hands,
+        received=(0,) * slots,
+        discards=(None,) * slots,
+        passes=(None,) * slots,
+        devil=tuple(e.devil or ()),
+        open_hands=(None,) * players,
+        leader=leader,
+        order=(),
+        turn=(),
+        trick=(),
+        tricks=0,
+        price=START_CARD,
+        owner=None,
+        won=(0,) * seats,
+        scores=None,
+    )
+
+
+def _prepared(s: State) -> State:
+    """Rule 2: play starts once every discard is laid and every pass delivered."""
+    variant = s.table.variant
+    players = range(s.table.players)
+    if variant == layout.LOPAKA:
+        done = all(s.received[p] for p in players)
+    else:
+        done = all(s.received) and all(d is not None for d in s.discards)
+    if not done:
+        return s
+    if variant == layout.BRIGHT_HOUSE:
+        return s._replace(phase="choosing")
+    return _start_trick(s._replace(phase="playing"), s.leader)
+
+
+def _start_trick(s: State, leader: int) -> State:
+    t = s.table
+    order = layout.trick_order(t.variant, t.players, s.dealer, leader, s.open_hands)
+    turn = _turn(t.variant, order)
+    return s._replace(leader=leader, order=order, turn=turn, trick=())
+
+
+@cache
+def _turn(variant: str, order: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(layout.owner(variant, slot) for slot in order)
+
+
+def _card_discarded(s: State, e: CardDiscarded) -> State:
+    slot = layout.slot_of(s.table.variant, e.seat, e.hand)
+    return _prepared(
+        s._replace(
+            hands=_replace_at(s.hands, slot, s.hands[slot] & ~BIT[e.card]),
+            discards=_replace_at(s.discards, slot, e.card),
+            devil=(*s.devil, e.card),
+        )
+    )
+
+
+def _cards_passed(s: State, e: CardsPassed) -> State:
+    slot = layout.slot_of(s.table.variant, e.seat, e.hand)
+    cards = tuple(c for c in (e.left, e.right, e.opponent, e.card) if c is not None)
+    return s._replace(
+        hands=_replace_at(s.hands, slot, s.hands[slot] & ~mask_of(cards)),
+        passes=_replace_at(s.passes, slot, cards),
+    )
+
+
+def _passes_delivered(s: State, e: PassesDelivered) -> State:
+    variant = s.table.variant
+    hands, received = list(s.hands), list(s.received)
+    for seat, cards in enumerate(e.received):
+        if cards:
+            slot = layout.slot_of(variant, seat, e.hand)
+            hands[slot] |= mask_of(cards)
+            received[slot] |= mask_of(cards)
+    return _prepared(s._replace(hands=tuple(hands), received=tuple(received)))
+
+
+def _open_hand_chosen(s: State, e: OpenHandChosen) -> State:
+    s = s._replace(open_hands=_replace_at(s.open_hands, e.seat, e.hand))
+    if all(s.open_hands):
+        return _start_trick(s._replace(phase="playing"), s.leader)
+    return s
+
+
+_HANDS = State._fields.index("hands")
+_TRICK = State._fields.index("trick")
+_LEADER = State._fields.index("leader")
+_WON = State._fields.index("won")
+assert State._fields[_LEADER : _WON + 1] == (
+    "leader",
+    "order",
+    "turn",
+    "trick",
+    "tricks",
+    "price",
+    "owner",
+    "won",
+)
+_new = tuple.__new__
+
+
+def _card_played(s: State, e: CardPlayed) -> State:
+    # The hot path of self-play: rebuild only the two fields a card changes, by
+    # slicing the tuple (``_replace`` costs three times as much).
+    trick = s.trick
+    slot = s.order[len(trick)]
+    hands = s.hands
+    hands = (*hands[:slot], hands[slot] & ~BIT[e.card], *hands[slot + 1 :])
+    return _new(
+        State, (*s[:_HANDS], hands, *s[_HANDS + 1 : _TRICK], (*trick, e.card), *s[_TRICK + 1 :])
+    )
+
+
+def _trick_completed(s: State, e: TrickCompleted) -> State:
+    """Rule 5: the trick goes to its winner, except a card that buys the bottle: it lies
+    under the bottle, and the price card it replaces goes to the previous owner's pile."""
+    won = s.won
+    pile = 0
+    for c in e.cards:
+        pile |= BIT[c]
+    winner = e.winner
+    if e.price != s.price:
+        pile &= ~BIT[e.price]
+        if s.owner is not None:
+            won = _replace_at(won, s.owner, won[s.owner] | BIT[s.price])
+    won = _replace_at(won, winner, won[winner] | pile)
+    t = s.table
+    order = layout.trick_order(t.variant, t.players, s.dealer, winner, s.open_hands)
+    return _new(
+        State,
+        (
+            *s[:_LEADER],
+            winner,
+            order,
+            _turn(t.variant, order),
+            (),
+            e.trick,
+            e.price,
+            e.owner,
+            won,
+            *s[_WON + 1 :],
+        ),
+    )
+
+
+def _deal_scored(s: State, e: DealScored) -> State:
+    t = s.table
+    return s._replace(
+        phase="waiting_for_deal",
+        totals=tuple(e.totals),
+        scores=tuple(e.scores),
+        dealer=layout.next_dealer(t.variant, t.players, s.dealer),
+        order=(),
+        turn=(),
+    )
+
+
+def _match_ended(s: State, e: MatchEnded) -> State:
+    return s._replace(phase="finished", ranking=tuple(e.ranking))
+
+
+_EVOLVE: dict[type, Callable[[State, Any], State]] = {
+    DealStarted: _deal_started,
+    CardDiscarded: _card_discarded,
+    CardsPassed: _cards_passed,
+    PassesDelivered: _passes_delivered,
+    OpenHandChosen: _open_hand_chosen,
+    CardPlayed: _card_played,
+    TrickCompleted: _trick_completed,
+    DealScored: _deal_scored,
+    MatchEnded: _match_ended,
+}
+
+
+def evolve(state: State, event: Any) -> State:
+    """The state after ``event``."""
+    return _EVOLVE[type(event)](state, event)

@@ -1,0 +1,25 @@
+"""Replay: any state is ``fold(evolve, events)``, starting from ``TableOpened``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import reduce
+from typing import Any
+
+from domain.events import MatchEnded, TableOpened, from_data
+from domain.games import game
+
+
+def replay(opened: TableOpened, events: Iterable[Any]) -> Any:
+    """The state after ``events`` (those after ``TableOpened``)."""
+    rules = game(opened.game)
+    return reduce(rules.evolve, events, rules.initial_state(opened.table()))
+
+
+def event_from_json(game_id: str, kind: str, data: Mapping[str, Any]) -> Any:
+    """An event of ``game_id`` from its stored ``type`` and ``data``."""
+    if kind == "TableOpened":
+        return from_data(TableOpened, data)
+    if kind == "MatchEnded":
+        return from_data(MatchEnded, data)
+    return from_data(game(game_id).EVENT_TYPES[kind], data)

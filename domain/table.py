@@ -1,0 +1,40 @@
+"""What a table is before any card is dealt: the game, its seats and its rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from domain.match import MatchRules
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who sits in a seat: a named person, a registered player, or a bot."""
+
+    name: str | None = None
+    bot: str | None = None
+    player_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table's fixed configuration, as recorded by ``TableOpened``.
+
+    ``seed`` is secret until the match ends (the service publishes its commitment);
+    the engine needs it only to shuffle seeded deals.
+    """
+
+    game: str
+    variant: str
+    seats: tuple[SeatSpec, ...]
+    match: MatchRules = field(default_factory=MatchRules)
+    seed: str | None = None
+    first_dealer: int = 0
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)

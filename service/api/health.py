@@ -1,0 +1,74 @@
+"""`GET /health`: for load balancers and people, needs no token."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from flask import Blueprint, current_app
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from service.config import Config
+from service.db import get_database
+from service.schemas import HealthSchema
+
+logger = logging.getLogger(__name__)
+blueprint = Blueprint("health", __name__)
+BROKER_TIMEOUT_SECONDS = 0.5
+
+
+def database_status() -> str:
+    try:
+        with get_database().engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except SQLAlchemyError as error:
+        logger.warning("health: database down: %s", error)
+        return "down"
+    return "ok"
+
+
+def broker_status(redis_url: str | None) -> str:
+    """`eager` without a broker (tasks run in-process); else a ping with a short timeout."""
+    if redis_url is None:
+        return "eager"
+    client = redis.Redis.from_url(
+        redis_url,
+        socket_connect_timeout=BROKER_TIMEOUT_SECONDS,
+        socket_timeout=BROKER_TIMEOUT_SECONDS,
+    )
+    try:
+        with client:
+            client.ping()
+    except redis.RedisError as error:
+        logger.warning("health: broker down: %s", error)
+        return "down"
+    return "ok"
+
+
+@blueprint.get("/health")
+def health() -> tuple[dict[str, object], int]:
+    """Report the service's health. A configured broker that is down makes the service
+    unhealthy too: bot moves and jobs could not be queued.
+    ---
+    get:
+      summary: Service health
+      operationId: getHealth
+      tags: [health]
+      security: []
+      responses:
+        "200":
+          description: The service and its backing services answer.
+          content:
+            application/json:
+              schema: Health
+        "503":
+          description: The database or the configured broker is down.
+          content:
+            application/json:
+              schema: Health
+    """
+    config: Config = current_app.config["CARDLEDGER"]
+    report = {"database": database_status(), "broker": broker_status(config.redis_url)}
+    ok = report["database"] == "ok" and report["broker"] != "down"
+    return HealthSchema().dump({"ok": ok, **report}), 200 if ok else 503

@@ -1,0 +1,55 @@
+"""The `cardledger` command: small chores that `make` calls."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from service.config import VAR_DIR, ensure_admin_token
+from service.openapi import SPEC_PATH
+
+
+def _token(_args: argparse.Namespace) -> int:
+    """Print the organiser token, generating `var/admin-token` when none is configured."""
+    token, created = ensure_admin_token(os.environ, VAR_DIR)
+    if created:
+        print(f"generated a new organiser token in {VAR_DIR / 'admin-token'}", file=sys.stderr)
+    print(token)
+    return 0
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    """Regenerate the OpenAPI document from the routes (the app is built on a throwaway DB)."""
+    from service.app import create_app
+    from service.config import Config
+    from service.openapi import render_spec, write_spec
+
+    app = create_app(Config(database_url="sqlite://"))
+    if args.check:
+        if args.output.is_file() and args.output.read_text(encoding="utf-8") == render_spec(app):
+            return 0
+        print(f"{args.output} is out of date: run `make openapi`", file=sys.stderr)
+        return 1
+    changed = write_spec(app, args.output)
+    print(f"{args.output}: {'updated' if changed else 'unchanged'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cardledger", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("token", help="print the organiser token").set_defaults(run=_token)
+    openapi = commands.add_parser("openapi", help="regenerate openapi.yaml")
+    openapi.add_argument("-o", "--output", type=Path, default=SPEC_PATH)
+    openapi.add_argument("--check", action="store_true", help="fail if the file is out of date")
+    openapi.set_defaults(run=_openapi)
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

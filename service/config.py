@@ -1,0 +1,85 @@
+"""Configuration read once from the environment, with defaults that work on a bare checkout.
+
+A frozen dataclass so an app's configuration cannot drift after `create_app` has used it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+VAR_DIR = PROJECT_ROOT / "var"
+ADMIN_TOKEN_FILE = "admin-token"
+
+
+def default_database_url(var_dir: Path = VAR_DIR) -> str:
+    """An absolute SQLite path, so the app, Alembic and workers agree whatever their cwd."""
+    return f"sqlite:///{var_dir / 'cardledger.db'}"
+
+
+def normalize_database_url(url: str) -> str:
+    """Send bare `postgres://` / `postgresql://` URLs to psycopg 3, the driver we install."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def read_admin_token(env: Mapping[str, str], var_dir: Path = VAR_DIR) -> str | None:
+    """The organiser token: `CARDLEDGER_ADMIN_TOKEN`, else the file `make run` wrote, else None."""
+    token = env.get("CARDLEDGER_ADMIN_TOKEN", "").strip()
+    if token:
+        return token
+    path = var_dir / ADMIN_TOKEN_FILE
+    if path.is_file():
+        return path.read_text(encoding="utf-8").strip() or None
+    return None
+
+
+def ensure_admin_token(env: Mapping[str, str], var_dir: Path = VAR_DIR) -> tuple[str, bool]:
+    """Return the organiser token, creating `var/admin-token` (mode 600) when there is none.
+
+    The second value says whether a new token was generated. The file is created with
+    O_EXCL so two concurrent `make run`s cannot write different tokens.
+    """
+    existing = read_admin_token(env, var_dir)
+    if existing:
+        return existing, False
+    var_dir.mkdir(parents=True, exist_ok=True)
+    path = var_dir / ADMIN_TOKEN_FILE
+    token = secrets.token_urlsafe(32)
+    path.unlink(missing_ok=True)  # only reached when the file is absent or empty
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race: use its token
+        return path.read_text(encoding="utf-8").strip(), False
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token, True
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the service needs from its environment."""
+
+    database_url: str
+    redis_url: str | None = None
+    admin_token: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, var_dir: Path = VAR_DIR) -> Config:
+        """Read `DATABASE_URL`, `REDIS_URL` and the organiser token; empty values count as unset."""
+        env = os.environ if env is None else env
+        database_url = env.get("DATABASE_URL", "").strip()
+        if not database_url:
+            var_dir.mkdir(parents=True, exist_ok=True)
+            database_url = default_database_url(var_dir)
+        return cls(
+            database_url=normalize_database_url(database_url),
+            redis_url=env.get("REDIS_URL", "").strip() or None,
+            admin_token=read_admin_token(env, var_dir),
+        )

@@ -1,0 +1,91 @@
+"""Shared fixtures. Real services are fixtures that skip locally when absent but fail under
+CI=true, so CI can never pass by quietly not testing PostgreSQL or Redis."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, settings
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from service.db import get_database
+from tests.helpers import make_test_app
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+settings.register_profile("dev", deadline=None, max_examples=100)
+settings.register_profile(
+    "ci",
+    deadline=None,
+    max_examples=200,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if IN_CI else "dev"))
+
+
+def service_missing(name: str, reason: str) -> None:
+    """Skip locally; under CI=true a missing service is a failure, never a skip."""
+    message = f"{name} unavailable: {reason}"
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    engine = create_engine(url, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except SQLAlchemyError as error:
+        service_missing("PostgreSQL", str(error).splitlines()[0])
+    finally:
+        engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2) as client:
+            client.ping()
+    except redis.RedisError as error:
+        service_missing("Redis", str(error))
+    return url
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A local TCP port with nothing listening, for 'service is down' tests."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'cardledger.db'}"
+
+
+@pytest.fixture
+def app(sqlite_url: str) -> Iterator[Flask]:
+    """An app on a fresh SQLite file, no broker (tasks run eagerly)."""
+    app = make_test_app(sqlite_url)
+    yield app
+    get_database(app).engine.dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
