@@ -9,6 +9,10 @@ from typing import Any
 
 from domain.match import MatchRules
 
+ORGANISER = "organiser"
+Viewer = int | str | None
+"""Who looks: a seat number, ``ORGANISER`` (sees everything) or ``None`` (the public)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SeatSpec:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, current_app
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -49,19 +49,31 @@ def make_engine(url: str) -> Engine:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url)
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args: dict[str, Any] = {"connect_timeout": 5} if backend == "postgresql" else {}
     return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # We issue BEGIN ourselves (``_sqlite_begin``): the driver's implicit one is deferred.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: safe across crashes, one fsync less
+        cursor.execute("PRAGMA busy_timeout=10000")
         cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()
+
+
+def _sqlite_begin(connection: Any) -> None:
+    """Writers take SQLite's write lock up front (BEGIN IMMEDIATE): a deferred transaction
+    that read first could not upgrade to writing once another writer committed, and would
+    fail instead of waiting."""
+    immediate = connection.get_execution_options().get("sqlite_immediate", False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +88,20 @@ class Database:
         """A session in one transaction: committed on success, rolled back on any error."""
         with self.sessions.begin() as session:
             yield session
+
+    @contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """A connection in one write transaction (on SQLite, holding the write lock)."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(sqlite_immediate=True)
+            with connection.begin():
+                yield connection
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A connection in one read transaction: a consistent snapshot."""
+        with self.engine.connect() as connection, connection.begin():
+            yield connection
 
 
 def init_app(app: Flask, url: str) -> Database:

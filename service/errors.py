@@ -15,6 +15,9 @@ from marshmallow import ValidationError
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
+from domain.errors import WRONG_TIME_CODES, RuleViolation
+from service.eventstore import VersionConflict
+
 logger = logging.getLogger(__name__)
 
 PROBLEM_MIMETYPE = "application/problem+json"
@@ -103,19 +106,53 @@ def _http_exception(error: HTTPException) -> Response:
     return problem(status, code, error.description or HTTPStatus(status).phrase, headers=headers)
 
 
+def flat_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow's nested messages as ``{"seats.0.bot": ["…"]}``: one list per field."""
+    if isinstance(messages, dict):
+        out: dict[str, list[str]] = {}
+        for key, value in messages.items():
+            name = prefix if key == "_schema" and prefix else f"{prefix}.{key}" if prefix else key
+            for field, texts in flat_messages(value, str(name)).items():
+                out.setdefault(field, []).extend(texts)
+        return out
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return {prefix or "_schema": list(messages)}
+    if isinstance(messages, list):
+        out = {}
+        for value in messages:
+            for field, texts in flat_messages(value, prefix).items():
+                out.setdefault(field, []).extend(texts)
+        return out
+    return {prefix or "_schema": [str(messages)]}
+
+
 def _validation_error(error: ValidationError) -> Response:
-    messages = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
     return problem(
         422,
         "validation_error",
         "The request is well-formed but some fields are invalid.",
-        extra={"errors": messages},
+        extra={"errors": flat_messages(error.messages)},
     )
 
 
 def _database_unavailable(error: OperationalError) -> Response:
     logger.warning("database unavailable: %s", error.orig)
     return problem(503, "database_unavailable", "The database is unavailable; try again later.")
+
+
+def _rule_violation(error: RuleViolation) -> Response:
+    """A broken rule: 409 when it is only the wrong moment, else 422."""
+    status = 409 if error.code in WRONG_TIME_CODES else 422
+    return problem(status, error.code, error.message)
+
+
+def _version_conflict(error: VersionConflict) -> Response:
+    return problem(
+        409,
+        "version_conflict",
+        f"the table is at version {error.current}, not {error.expected}; reload and retry",
+        extra={"current": error.current},
+    )
 
 
 def _unexpected(error: Exception) -> Response:
@@ -130,4 +167,6 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_exception)
     app.register_error_handler(ValidationError, _validation_error)
     app.register_error_handler(OperationalError, _database_unavailable)
+    app.register_error_handler(RuleViolation, _rule_violation)
+    app.register_error_handler(VersionConflict, _version_conflict)
     app.register_error_handler(Exception, _unexpected)

@@ -18,12 +18,32 @@ from flask import Flask
 from service import __version__
 from service.config import PROJECT_ROOT
 from service.schemas import HealthSchema, ProblemSchema
+from service.schemas import tables as t
 
 SPEC_PATH = PROJECT_ROOT / "openapi.yaml"
 OPENAPI_VERSION = "3.0.3"  # 3.0 rather than 3.1: best supported by schemathesis and client tools
 
 DOCSTRING_YAML = re.compile(r"^\s*---\s*$", re.MULTILINE)
-SCHEMAS = {"Health": HealthSchema, "Problem": ProblemSchema}
+SCHEMAS = {
+    "Health": HealthSchema,
+    "Problem": ProblemSchema,
+    "TableCreate": t.TableCreateSchema,
+    "TableCreated": t.TableCreatedSchema,
+    "Action": t.ActionSchema,
+    "ActionResult": t.ActionResultSchema,
+    "TableSummary": t.TableSummarySchema,
+    "State": t.StateSchema,
+    "EventPage": t.EventPageSchema,
+}
+#: Error responses the routes refer to as ``#/components/responses/<name>``.
+RESPONSES = {
+    "BadRequest": "Malformed JSON or header.",
+    "Unauthorized": "No token, or a token this resource does not know.",
+    "Forbidden": "The token may not do this.",
+    "NotFound": "No such resource.",
+    "Conflict": "Version conflict (`version_conflict`) or the wrong moment for this action.",
+    "Unprocessable": "Well-formed but invalid (`validation_error`) or against the rules.",
+}
 
 
 def build_spec(app: Flask) -> APISpec:
@@ -39,6 +59,14 @@ def build_spec(app: Flask) -> APISpec:
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     for name, schema in sorted(SCHEMAS.items()):
         spec.components.schema(name, schema=schema)
+    for name, description in RESPONSES.items():
+        spec.components.response(
+            name,
+            {
+                "description": description,
+                "content": {"application/problem+json": {"schema": "Problem"}},
+            },
+        )
     rules = sorted(app.url_map.iter_rules(), key=lambda rule: (rule.rule, rule.endpoint))
     with app.app_context():
         for rule in rules:

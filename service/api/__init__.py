@@ -6,8 +6,9 @@ from flask import Flask
 
 from service.api.health import blueprint as health
 from service.api.spec import blueprint as spec
+from service.api.tables import blueprint as tables
 
-BLUEPRINTS = (health, spec)
+BLUEPRINTS = (health, spec, tables)
 
 
 def register_blueprints(app: Flask) -> None:

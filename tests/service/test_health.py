@@ -9,7 +9,8 @@ from tests.helpers import make_test_app
 
 
 def health_of(database_url: str, redis_url: str | None = None) -> tuple[int, dict[str, object]]:
-    response = make_test_app(database_url, redis_url).test_client().get("/health")
+    app = make_test_app(database_url, redis_url, migrate=False)
+    response = app.test_client().get("/health")
     assert response.mimetype == "application/json"
     return response.status_code, response.get_json()
 

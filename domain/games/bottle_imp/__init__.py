@@ -5,21 +5,32 @@
 players), ``lopaka`` and ``bright-house``.
 """
 
+from domain.errors import RuleViolation
 from domain.games.bottle_imp.actions import body, legal_actions, parse, to_act
 from domain.games.bottle_imp.cards import cards_of
 from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
 from domain.games.bottle_imp.model import EVENT_TYPES, ORGANISER, State
 from domain.games.bottle_imp.view import view, visible_events
+from domain.table import Table
 
 GAME_ID = "bottle-imp"
+DEFAULT_VARIANT = "standard"
+
+
+def check_options(table: Table) -> None:
+    """The Bottle Imp has no table options beyond ``first_dealer``."""
+    for name in table.options:
+        raise RuleViolation("unknown_option", f"The Bottle Imp has no rule option {name!r}")
 
 __all__ = [
+    "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
     "ORGANISER",
     "State",
     "body",
+    "check_options",
     "cards_of",
     "decide",
     "evolve",

@@ -268,7 +268,7 @@ def _play(s: State, action: Play) -> list:
     trick, order = s.trick, s.order
     i = len(trick)
     seat, c = action.seat, action.card
-    if s.turn[i] != seat or type(c) is not int or not 0 < c < 38:
+    if s.turn[i] != seat or type(seat) is not int or type(c) is not int or not 0 < c < 38:
         return _refuse_play(s, action)
     slot = order[i]
     held = s.hands[slot]

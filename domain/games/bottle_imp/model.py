@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from domain.table import Table
+from domain.table import ORGANISER, Table, Viewer
+
+__all__ = ["ORGANISER", "Viewer"]
 
 # --- actions (imperative: what a seat or the organiser asks for) -------------------------
 
@@ -162,11 +164,6 @@ class State(NamedTuple):
     scores: tuple[int, ...] | None
     ranking: tuple[int | None, ...] | None
 
-
-Viewer = int | str | None
-"""A seat number, ``"organiser"`` (sees everything) or ``None`` (the public)."""
-
-ORGANISER = "organiser"
 
 Event = (
     DealStarted

@@ -1,0 +1,73 @@
+"""Who is asking: the organiser, one seat of a table, or the public.
+
+Bearer tokens: the organiser's comes from the configuration; seat tokens are random,
+returned once at table creation, and stored only as SHA-256 hashes. Comparisons are
+constant-time (``hmac.compare_digest``), and a seat token is looked up by its hash, so
+timing reveals nothing about a secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from flask import current_app, request
+from sqlalchemy import Connection, select
+
+from domain.table import ORGANISER, Viewer
+from service.config import Config
+from service.errors import ApiError
+from service.models import seat_tokens
+
+__all__ = ["ORGANISER", "Viewer", "hash_token", "new_token", "require_organiser", "viewer_of"]
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def bearer() -> str | None:
+    """The request's bearer token; a malformed Authorization header is a 401."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "unauthorized", "use 'Authorization: Bearer <token>'")
+    return token.strip()
+
+
+def is_organiser(token: str) -> bool:
+    config: Config = current_app.config["CARDLEDGER"]
+    expected = config.admin_token
+    return expected is not None and hmac.compare_digest(token.encode(), expected.encode())
+
+
+def require_organiser() -> None:
+    token = bearer()
+    if token is None:
+        raise ApiError(401, "unauthorized", "this needs the organiser's token")
+    if not is_organiser(token):
+        raise ApiError(403, "forbidden", "only the organiser may do this")
+
+
+def viewer_of(connection: Connection, table_id: str) -> Viewer:
+    """The organiser, a seat of ``table_id``, or ``None`` (the public, no token)."""
+    token = bearer()
+    if token is None:
+        return None
+    if is_organiser(token):
+        return ORGANISER
+    seat = connection.scalar(
+        select(seat_tokens.c.seat).where(
+            seat_tokens.c.table_id == table_id, seat_tokens.c.token_hash == hash_token(token)
+        )
+    )
+    if seat is None:
+        raise ApiError(401, "unauthorized", "this token is not valid for this table")
+    return int(seat)

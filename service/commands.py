@@ -1,0 +1,237 @@
+"""The command path: load the stream, fold, decide, append with the expected version,
+all in one transaction. HTTP routes and Celery tasks both come through here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, current_app
+from sqlalchemy import Connection, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from domain.errors import RuleViolation
+from domain.events import TableOpened, event_type, to_data
+from domain.games import game
+from domain.match import MatchRules
+from domain.shuffle import seed_commitment
+from domain.table import ORGANISER, SeatSpec, Table, Viewer
+from service.auth import hash_token, new_token
+from service.db import get_database
+from service.errors import ApiError
+from service.eventstore import EventStore, NewEvent, VersionConflict, canonical_json
+from service.models import idempotency_keys, seat_tokens
+from service.tablelog import TableLog, TableLogs
+
+LOGS_KEY = "cardledger.tablelogs"
+
+
+def table_logs(app: Flask | None = None) -> TableLogs:
+    app = app or current_app
+    return app.extensions.setdefault(LOGS_KEY, TableLogs())  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedTable:
+    id: str
+    log: TableLog
+    tokens: dict[int, str]
+
+
+def create_table(spec: Mapping[str, Any]) -> CreatedTable:
+    """Open a table: check the game, seats and rules with the engine, record ``TableOpened``.
+
+    An omitted seed is drawn by the server and stays secret until the match ends.
+    """
+    rules_module = game(spec["game"])
+    options = dict(spec.get("rules") or {})
+    first_dealer = options.pop("first_dealer", 0)
+    seed = spec.get("seed")
+    table = Table(
+        game=spec["game"],
+        variant=spec.get("variant") or rules_module.DEFAULT_VARIANT,
+        seats=tuple(SeatSpec(**seat) for seat in spec["seats"]),
+        match=MatchRules(spec.get("target_score"), spec.get("max_deals")),
+        seed=str(seed) if seed is not None else secrets.token_urlsafe(16),
+        first_dealer=first_dealer,
+        options=options,
+    )
+    rules_module.check_options(table)
+    rules_module.initial_state(table)  # raises RuleViolation for a table the rules refuse
+    table_id = uuid.uuid4().hex
+    opened = TableOpened.of(table)
+    tokens = {s: new_token() for s, seat in enumerate(table.seats) if not seat.bot}
+    with get_database().writing() as connection:
+        rows = EventStore(connection).create(
+            table_id, "table", [NewEvent("TableOpened", to_data(opened))]
+        )
+        if tokens:
+            connection.execute(
+                insert(seat_tokens),
+                [
+                    {"table_id": table_id, "seat": s, "token_hash": hash_token(t)}
+                    for s, t in tokens.items()
+                ],
+            )
+    log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
+    table_logs().remember(log)
+    return CreatedTable(table_id, log, tokens)
+
+
+def commitment(opened: TableOpened) -> str:
+    return seed_commitment(opened.seed) if opened.seed is not None else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """What an accepted action returns: the status and body (also what a retry gets)."""
+
+    status: int
+    body: dict[str, Any]
+
+
+def _request_hash(body: Mapping[str, Any], expected: int | None) -> str:
+    return hashlib.sha256(canonical_json([body, expected]).encode()).hexdigest()
+
+
+def _authorize(log: TableLog, viewer: Viewer, action: Any, body: Mapping[str, Any]) -> None:
+    """The organiser may act for any seat; a seat token only for its own seat."""
+    if viewer is None:
+        raise ApiError(401, "unauthorized", "acting at a table needs a seat or organiser token")
+    if viewer == ORGANISER:
+        return
+    if body.get("type") == "deal":
+        if any(k != "type" for k in body):
+            raise ApiError(403, "forbidden", "only the organiser records a physical deal")
+        if viewer not in log.rules.to_act(log.state):
+            raise ApiError(403, "forbidden", f"seat {viewer} is not the one to deal")
+        return
+    seat = getattr(action, "seat", None)
+    if seat != viewer:
+        raise ApiError(403, "forbidden", f"seat {viewer}'s token cannot act for seat {seat!r}")
+
+
+def act(
+    table_id: str,
+    body: Mapping[str, Any],
+    viewer_of: Any,
+    expected: int | None = None,
+    key: str | None = None,
+) -> Accepted:
+    """Validate ``body`` with the engine and append what it causes, in one transaction.
+
+    ``viewer_of(connection, table_id)`` says who asks. ``expected`` (If-Match) must be the
+    current version, else 409; without it, an action that lost a race to another writer
+    is decided again on the new state (a few times). An ``Idempotency-Key`` seen before
+    returns the first response and appends nothing.
+    """
+    request_hash = _request_hash(body, expected)
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return _act_once(table_id, body, viewer_of, expected, key, request_hash)
+        except (VersionConflict, IntegrityError) as conflict:
+            if key is not None:  # the winner may have been this very request, retried
+                with get_database().reading() as connection:
+                    if seen := _seen(connection, table_id, key, request_hash):
+                        return seen
+            if expected is not None or attempt == ATTEMPTS:
+                with get_database().reading() as connection:
+                    current = EventStore(connection).head(table_id)[0]
+                raise VersionConflict(table_id, expected or 0, current) from conflict
+    raise AssertionError("unreachable")
+
+
+ATTEMPTS = 3
+
+
+def _act_once(
+    table_id: str,
+    body: Mapping[str, Any],
+    viewer_of: Any,
+    expected: int | None,
+    key: str | None,
+    request_hash: str,
+) -> Accepted:
+    logs = table_logs()
+    with get_database().writing() as connection:
+        viewer = viewer_of(connection, table_id)
+        if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
+            return seen
+        log = logs.load(connection, table_id)
+        if expected is not None and expected != log.version:
+            raise VersionConflict(table_id, expected, log.version)
+        rules = log.rules
+        action = rules.parse(body)
+        _authorize(log, viewer, action, body)
+        events = rules.decide(log.state, action)
+        rows = EventStore(connection).append(
+            table_id, log.version, [NewEvent(event_type(e), to_data(e)) for e in events]
+        )
+        after = TableLog(
+            table_id,
+            log.rows + tuple(rows),
+            log.events + tuple(events),
+            _fold(rules, log.state, events),
+        )
+        accepted = Accepted(
+            201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}
+        )
+        if key is not None:
+            connection.execute(
+                insert(idempotency_keys).values(
+                    stream=table_id,
+                    key=key,
+                    request_hash=request_hash,
+                    status=accepted.status,
+                    response=json.dumps(accepted.body),
+                )
+            )
+    logs.remember(after)
+    return accepted
+
+
+def _fold(rules: Any, state: Any, events: list[Any]) -> Any:
+    for e in events:
+        state = rules.evolve(state, e)
+    return state
+
+
+def _seen(connection: Connection, table_id: str, key: str, request_hash: str) -> Accepted | None:
+    row = connection.execute(
+        select(idempotency_keys).where(
+            idempotency_keys.c.stream == table_id, idempotency_keys.c.key == key
+        )
+    ).first()
+    if row is None:
+        return None
+    if row.request_hash != request_hash:
+        raise ApiError(
+            422,
+            "idempotency_key_reused",
+            "this Idempotency-Key was used with a different request",
+        )
+    return Accepted(row.status, json.loads(row.response))
+
+
+def visible_rows(log: TableLog, viewer: Viewer, after: int = 0, limit: int | None = None) -> list:
+    """Events after version ``after`` as ``viewer`` may see them, in API form."""
+    shown = log.rules.visible_events(log.events, viewer)
+    end = log.version if limit is None else min(log.version, after + limit)
+    return [
+        {
+            "version": v,
+            "type": log.rows[v - 1].type,
+            "at": log.rows[v - 1].recorded_at,
+            "data": to_data(shown[v - 1]),
+        }
+        for v in range(after + 1, end + 1)
+    ]
+
+
+__all__ = ["RuleViolation", "act", "create_table", "table_logs", "visible_rows"]
