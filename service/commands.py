@@ -171,7 +171,10 @@ def _act_once(
         _authorize(log, viewer, action, body)
         events = rules.decide(log.state, action)
         rows = EventStore(connection).append(
-            table_id, log.version, [NewEvent(event_type(e), to_data(e)) for e in events]
+            table_id,
+            log.version,
+            [NewEvent(event_type(e), to_data(e)) for e in events],
+            previous_hash=log.rows[-1].hash,
         )
         after = TableLog(
             table_id,

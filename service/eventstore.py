@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 
 from service.models import events, streams
 
@@ -107,6 +107,22 @@ def _rows(stored: Sequence[StoredEvent]) -> list[dict[str, Any]]:
     ]
 
 
+# Statements built once: SQLAlchemy caches their compiled form, and building them is
+# a noticeable part of an API call.
+_HEAD = select(streams.c.version, streams.c.head).where(streams.c.id == bindparam("stream"))
+_MOVE = (
+    update(streams)
+    .where(streams.c.id == bindparam("stream"), streams.c.version == bindparam("expected"))
+    .values(version=bindparam("new_version"), head=bindparam("new_head"))
+)
+_INSERT = insert(events)
+_READ = (
+    select(events)
+    .where(events.c.stream == bindparam("stream"), events.c.version > bindparam("after"))
+    .order_by(events.c.version)
+)
+
+
 class EventStore:
     """Reads and appends on one connection, inside the caller's transaction."""
 
@@ -122,44 +138,53 @@ class EventStore:
                 id=stream, kind=kind, version=len(stored), head=stored[-1].hash, created_at=at
             )
         )
-        self.connection.execute(insert(events), _rows(stored))
+        self.connection.execute(_INSERT, _rows(stored))
         return stored
 
     def head(self, stream: str) -> tuple[int, str]:
-        row = self.connection.execute(
-            select(streams.c.version, streams.c.head).where(streams.c.id == stream)
-        ).first()
+        row = self.connection.execute(_HEAD, {"stream": stream}).first()
         if row is None:
             raise StreamNotFound(stream)
         return row.version, row.head
 
-    def append(self, stream: str, expected: int, new: Sequence[NewEvent]) -> list[StoredEvent]:
-        """Append after version ``expected``, or raise ``VersionConflict``."""
-        version, head = self.head(stream)
-        if version != expected:
-            raise VersionConflict(stream, expected, version)
+    def append(
+        self,
+        stream: str,
+        expected: int,
+        new: Sequence[NewEvent],
+        previous_hash: str | None = None,
+    ) -> list[StoredEvent]:
+        """Append after version ``expected``, or raise ``VersionConflict``.
+
+        A caller that has just read the stream may pass its head hash to save a query;
+        the guarded UPDATE still refuses the append if the stream moved meanwhile.
+        """
+        if previous_hash is None:
+            version, previous_hash = self.head(stream)
+            if version != expected:
+                raise VersionConflict(stream, expected, version)
         if not new:
             return []
-        stored = _chain(stream, version + 1, head, new, now())
+        stored = _chain(stream, expected + 1, previous_hash, new, now())
         moved = self.connection.execute(
-            update(streams)
-            .where(streams.c.id == stream, streams.c.version == expected)
-            .values(version=stored[-1].version, head=stored[-1].hash)
+            _MOVE,
+            {
+                "stream": stream,
+                "expected": expected,
+                "new_version": stored[-1].version,
+                "new_head": stored[-1].hash,
+            },
         )
         if moved.rowcount != 1:  # another writer got there between our read and our write
             raise VersionConflict(stream, expected, self.head(stream)[0])
-        self.connection.execute(insert(events), _rows(stored))
+        self.connection.execute(_INSERT, _rows(stored))
         return stored
 
     def read(
         self, stream: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> list[StoredEvent]:
         """Events with ``after < version <= until``, in version order."""
-        query = (
-            select(events)
-            .where(events.c.stream == stream, events.c.version > after)
-            .order_by(events.c.version)
-        )
+        query = _READ
         if until is not None:
             query = query.where(events.c.version <= until)
         if limit is not None:
@@ -168,5 +193,5 @@ class EventStore:
             StoredEvent(
                 r.stream, r.version, r.type, r.schema, json.loads(r.data), r.recorded_at, r.hash
             )
-            for r in self.connection.execute(query)
+            for r in self.connection.execute(query, {"stream": stream, "after": after})
         ]

@@ -25,6 +25,19 @@ from service.tablelog import TableLog
 blueprint = Blueprint("tables", __name__)
 
 
+class SCHEMAS:
+    """One instance each: building a marshmallow schema costs more than using it."""
+
+    ActionResultSchema = ActionResultSchema()
+    ActionSchema = ActionSchema()
+    EventPageSchema = EventPageSchema()
+    EventQuerySchema = EventQuerySchema()
+    StateQuerySchema = StateQuerySchema()
+    TableCreatedSchema = TableCreatedSchema()
+    TableCreateSchema = TableCreateSchema()
+    TableSummarySchema = TableSummarySchema()
+
+
 def json_body() -> Any:
     body = request.get_json(force=True)  # JSON whatever the Content-Type says
     if not isinstance(body, dict):
@@ -62,7 +75,7 @@ def open_table() -> tuple[dict[str, Any], int]:
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
     require_organiser()
-    spec = TableCreateSchema().load(json_body())
+    spec = SCHEMAS.TableCreateSchema.load(json_body())
     created = create_table(spec)
     opened = created.log.opened
     seats = [
@@ -76,7 +89,7 @@ def open_table() -> tuple[dict[str, Any], int]:
         "seats": seats,
         "seed_commitment": commitment(opened),
     }
-    return TableCreatedSchema().dump(body), 201
+    return SCHEMAS.TableCreatedSchema.dump(body), 201
 
 
 def _expected_version() -> int | None:
@@ -131,13 +144,13 @@ def post_action(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     if bearer() is None:
         raise ApiError(401, "unauthorized", "acting at a table needs a seat or organiser token")
     body = json_body()
-    ActionSchema().load(body)  # shape and types; the engine judges cards and rules
+    SCHEMAS.ActionSchema.load(body)  # shape and types; the engine judges cards and rules
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ApiError(400, "bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
     accepted = act(table_id, body, viewer_of, _expected_version(), key)
     return (
-        ActionResultSchema().dump(accepted.body),
+        SCHEMAS.ActionResultSchema.dump(accepted.body),
         accepted.status,
         {"ETag": f'"{accepted.body["version"]}"'},
     )
@@ -193,7 +206,7 @@ def get_table(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         "404": {$ref: "#/components/responses/NotFound"}
     """
     log, _ = _read(table_id)
-    return TableSummarySchema().dump(summary(log)), 200, {"ETag": f'"{log.version}"'}
+    return SCHEMAS.TableSummarySchema.dump(summary(log)), 200, {"ETag": f'"{log.version}"'}
 
 
 @blueprint.get("/tables/<table_id>/state")
@@ -218,7 +231,7 @@ def get_state(table_id: str) -> tuple[dict[str, Any], int]:
         "404": {$ref: "#/components/responses/NotFound"}
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
-    query = StateQuerySchema().load(request.args.to_dict())
+    query = SCHEMAS.StateQuerySchema.load(request.args.to_dict())
     log, viewer = _read(table_id)
     version = query.get("version", log.version)
     if version > log.version:
@@ -251,12 +264,12 @@ def get_events(table_id: str) -> tuple[dict[str, Any], int]:
         "404": {$ref: "#/components/responses/NotFound"}
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
-    query = EventQuerySchema().load(request.args.to_dict())
+    query = SCHEMAS.EventQuerySchema.load(request.args.to_dict())
     log, viewer = _read(table_id)
     after, limit = query["after"], query["limit"]
     rows = visible_rows(log, viewer, after, limit) if after < log.version else []
     following = after + limit if after + limit < log.version else None
-    return EventPageSchema().dump({"events": rows, "next": following}), 200
+    return SCHEMAS.EventPageSchema.dump({"events": rows, "next": following}), 200
 
 
 def _no_cache(response: Response) -> Response:
