@@ -1,6 +1,6 @@
 """HTTP load: accepted actions per second through gunicorn on SQLite, 8 concurrent clients.
 
-Starts ``make run``'s server (gunicorn, 2 workers × 4 threads) on a fresh SQLite file
+Starts ``make run``'s server (gunicorn, 2 workers of 4 threads) on a fresh SQLite file
 and a free loopback port; each client plays its own tables as the organiser, choosing
 legal actions with a local copy of the engine (so it only POSTs), for a fixed time.
 Reports accepted actions/s and latency percentiles; the last line is JSON.
@@ -28,9 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from domain.events import from_data  # noqa: E402
 from domain.games import bottle_imp as g  # noqa: E402
 from domain.match import MatchRules  # noqa: E402
+from domain.replay import event_from_json  # noqa: E402
 from domain.table import SeatSpec, Table  # noqa: E402
 
 TOKEN = "bench-organiser-token"
@@ -105,15 +105,7 @@ class Client:
                 continue
             self.accepted += 1
             for e in body["events"]:
-                state = g.evolve(
-                    state, from_data(g.EVENT_TYPES.get(e["type"]) or _generic(e), e["data"])
-                )
-
-
-def _generic(event: dict[str, Any]) -> type:
-    from domain.events import MatchEnded
-
-    return MatchEnded
+                state = g.evolve(state, event_from_json("bottle-imp", e["type"], e["data"]))
 
 
 def main() -> None:
