@@ -52,12 +52,20 @@ def create_table(spec: Mapping[str, Any]) -> CreatedTable:
     rules_module = game(spec["game"])
     options = dict(spec.get("rules") or {})
     first_dealer = options.pop("first_dealer", 0)
+    if type(first_dealer) is not int:
+        raise RuleViolation("invalid_rules", "first_dealer is a seat number")
     seed = spec.get("seed")
+    target, deals = spec.get("target_score"), spec.get("max_deals")
+    seats = tuple(SeatSpec(**seat) for seat in spec["seats"])
+    if target is None and deals is None:
+        match = rules_module.default_match(len(seats))
+    else:
+        match = MatchRules(target, deals)
     table = Table(
         game=spec["game"],
         variant=spec.get("variant") or rules_module.DEFAULT_VARIANT,
-        seats=tuple(SeatSpec(**seat) for seat in spec["seats"]),
-        match=MatchRules(spec.get("target_score"), spec.get("max_deals")),
+        seats=seats,
+        match=match,
         seed=str(seed) if seed is not None else secrets.token_urlsafe(16),
         first_dealer=first_dealer,
         options=options,

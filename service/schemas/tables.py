@@ -71,7 +71,9 @@ class TableCreateSchema(Schema):
         fields.Nested(SeatSchema), required=True, validate=validate.Length(min=1, max=8)
     )
     target_score = fields.Integer(
-        allow_none=True, load_default=200, validate=validate.Range(min=1, max=100_000)
+        allow_none=True,
+        validate=validate.Range(min=1, max=100_000),
+        metadata={"description": "With max_deals omitted too: the game's default match."},
     )
     max_deals = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1000))
     seed = SeedField(allow_none=True, metadata={"type": "string"})
@@ -205,11 +207,11 @@ class StateSchema(Schema):
     status = fields.String(required=True)
     phase = fields.String(required=True)
     deal = fields.Integer(required=True)
-    dealer = fields.Integer(required=True)
+    dealer = fields.Integer(allow_none=True)
     to_act = fields.List(fields.Integer(), required=True)
     hands = fields.List(fields.Raw(allow_none=True), required=True)
     hand_sizes = fields.List(fields.Raw(), required=True)
-    trick = fields.Dict(required=True)
+    trick = fields.Dict(allow_none=True)
     totals = fields.List(fields.Integer(), required=True)
     legal_actions = fields.List(fields.Dict(), required=True)
     ranking = fields.List(fields.Integer(allow_none=True), allow_none=True)

@@ -12,10 +12,16 @@ from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
 from domain.games.bottle_imp.model import EVENT_TYPES, ORGANISER, State
 from domain.games.bottle_imp.view import view, visible_events
+from domain.match import MatchRules
 from domain.table import Table
 
 GAME_ID = "bottle-imp"
 DEFAULT_VARIANT = "standard"
+
+
+def default_match(players: int) -> MatchRules:
+    """Clubs play to 200 (rules/bottle-imp.md, Match)."""
+    return MatchRules(target_score=200)
 
 
 def check_options(table: Table) -> None:
@@ -33,6 +39,7 @@ __all__ = [
     "cards_of",
     "check_options",
     "decide",
+    "default_match",
     "evolve",
     "initial_state",
     "legal_actions",
