@@ -25,7 +25,13 @@ from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from service.auth import hash_token, new_token
 from service.db import get_database
 from service.errors import ApiError
-from service.eventstore import EventStore, NewEvent, VersionConflict, canonical_json
+from service.eventstore import (
+    EventStore,
+    NewEvent,
+    StreamNotFound,
+    VersionConflict,
+    canonical_json,
+)
 from service.models import idempotency_keys, seat_tokens
 from service.tablelog import TableLog, TableLogs
 
@@ -104,11 +110,13 @@ class Accepted:
     body: dict[str, Any]
 
 
-def _request_hash(body: Mapping[str, Any], expected: int | None) -> str:
-    return hashlib.sha256(canonical_json([body, expected]).encode()).hexdigest()
+def _request_hash(body: Mapping[str, Any], expected: int | None, viewer: Viewer) -> str:
+    """What an Idempotency-Key stands for: this body, this If-Match, from this caller (a
+    key replayed by someone else must not hand them the first caller's answer)."""
+    return hashlib.sha256(canonical_json([body, expected, viewer]).encode()).hexdigest()
 
 
-def _authorize(log: TableLog, viewer: Viewer, action: Any, body: Mapping[str, Any]) -> None:
+def _authorize(viewer: Viewer, body: Mapping[str, Any]) -> None:
     """The organiser may act for any seat; a seat token only for its own seat."""
     if viewer is None:
         raise ApiError(401, "unauthorized", "acting at a table needs a seat or organiser token")
@@ -117,12 +125,18 @@ def _authorize(log: TableLog, viewer: Viewer, action: Any, body: Mapping[str, An
     if body.get("type") == "deal":
         if any(k != "type" for k in body):
             raise ApiError(403, "forbidden", "only the organiser records a physical deal")
-        if viewer not in log.rules.to_act(log.state):
-            raise ApiError(403, "forbidden", f"seat {viewer} is not the one to deal")
         return
-    seat = getattr(action, "seat", None)
-    if seat != viewer:
+    if body.get("type") == "adjust":
+        raise ApiError(403, "forbidden", "only the organiser makes a director's ruling")
+    seat = body.get("seat")
+    if seat != viewer or type(seat) is not int:
         raise ApiError(403, "forbidden", f"seat {viewer}'s token cannot act for seat {seat!r}")
+
+
+def _authorize_deal(log: TableLog, viewer: Viewer) -> None:
+    """A seat deals only when it is the one to deal."""
+    if viewer != ORGANISER and viewer not in log.rules.to_act(log.state):
+        raise ApiError(403, "forbidden", f"seat {viewer} is not the one to deal")
 
 
 def act(
@@ -139,15 +153,10 @@ def act(
     is decided again on the new state (a few times). An ``Idempotency-Key`` seen before
     returns the first response and appends nothing.
     """
-    request_hash = _request_hash(body, expected)
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return _act_once(table_id, body, viewer_of, expected, key, request_hash)
+            return _act_once(table_id, body, viewer_of, expected, key)
         except (VersionConflict, IntegrityError) as conflict:
-            if key is not None:  # the winner may have been this very request, retried
-                with get_database().reading() as connection:
-                    if seen := _seen(connection, table_id, key, request_hash):
-                        return seen
             if expected is not None or attempt == ATTEMPTS:
                 with get_database().reading() as connection:
                     current = EventStore(connection).head(table_id)[0]
@@ -164,11 +173,13 @@ def _act_once(
     viewer_of: Any,
     expected: int | None,
     key: str | None,
-    request_hash: str,
 ) -> Accepted:
     logs = table_logs()
     with get_database().writing() as connection:
         viewer = viewer_of(connection, table_id)
+        _authorize(viewer, body)
+        _lock(connection, table_id)  # one writer per table at a time, on every backend
+        request_hash = _request_hash(body, expected, viewer)
         if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
             return seen
         log = logs.load(connection, table_id)
@@ -176,7 +187,8 @@ def _act_once(
             raise VersionConflict(table_id, expected, log.version)
         rules = log.rules
         action = rules.parse(body)
-        _authorize(log, viewer, action, body)
+        if body.get("type") == "deal":
+            _authorize_deal(log, viewer)
         events = rules.decide(log.state, action)
         rows = EventStore(connection).append(
             table_id,
@@ -205,6 +217,16 @@ def _act_once(
             )
     logs.remember(after)
     return accepted
+
+
+def _lock(connection: Connection, table_id: str) -> None:
+    """Take the table's stream row for this transaction (PostgreSQL: ``FOR UPDATE``; SQLite
+    already holds the database's write lock), so a retried request waits for the first
+    and then finds its Idempotency-Key, instead of racing it."""
+    try:
+        EventStore(connection).lock(table_id)
+    except StreamNotFound:
+        raise ApiError(404, "not_found", f"there is no table {table_id}") from None
 
 
 def _fold(rules: Any, state: Any, events: list[Any]) -> Any:

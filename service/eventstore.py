@@ -110,6 +110,7 @@ def _rows(stored: Sequence[StoredEvent]) -> list[dict[str, Any]]:
 # Statements built once: SQLAlchemy caches their compiled form, and building them is
 # a noticeable part of an API call.
 _HEAD = select(streams.c.version, streams.c.head).where(streams.c.id == bindparam("stream"))
+_LOCK = _HEAD.with_for_update()
 _MOVE = (
     update(streams)
     .where(streams.c.id == bindparam("stream"), streams.c.version == bindparam("expected"))
@@ -140,6 +141,13 @@ class EventStore:
         )
         self.connection.execute(_INSERT, _rows(stored))
         return stored
+
+    def lock(self, stream: str) -> tuple[int, str]:
+        """The head, locking the stream's row until the transaction ends (PostgreSQL)."""
+        row = self.connection.execute(_LOCK, {"stream": stream}).first()
+        if row is None:
+            raise StreamNotFound(stream)
+        return row.version, row.head
 
     def head(self, stream: str) -> tuple[int, str]:
         row = self.connection.execute(_HEAD, {"stream": stream}).first()

@@ -12,6 +12,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Iterator
+from functools import reduce
 from typing import Any, NamedTuple
 
 import pytest
@@ -120,9 +121,7 @@ def play_match(table: Table, rng: random.Random) -> Iterator[Step]:
         assert len(legal) > 0, f"seat {seat} is to act but has no legal action"
         action = legal[rng.randrange(len(legal))]
         events = g.decide(state, action)
-        after = state
-        for _event, _before, after in fold(state, events):  # noqa: B007
-            pass
+        after = reduce(g.evolve, events, state)
         yield Step(state, seat, action, events, after)
         state = after
     raise AssertionError("the match did not end")
@@ -215,7 +214,7 @@ def lopaka_card(hand: tuple[int, ...], trick: tuple[int, ...], price: int) -> in
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(90)
+@budget(120)
 @given(spec=specs)
 def test_every_event_conserves_the_deck(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
@@ -251,7 +250,7 @@ def assert_scored(before: State, e: DealScored) -> None:
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(90)
+@budget(120)
 @given(spec=specs)
 def test_every_deal_is_scored_by_rule_6(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
@@ -274,7 +273,7 @@ def through_json(event: Any) -> Any:
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(60)
+@budget(50)
 @given(spec=specs)
 def test_replay_rebuilds_the_live_state(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
@@ -319,8 +318,7 @@ def hidden_from(state: State, viewer: int | None) -> set[int]:
             continue
         if not is_public(state, slot):
             secret.update(cards_of(hand))
-        if state.discards[slot] is not None:
-            secret.add(state.discards[slot])
+        secret.update(c for c in (state.discards[slot],) if c is not None)
         secret.update(undelivered(state, slot))
     if variant == "lopaka":
         secret.update(state.devil)
@@ -328,15 +326,16 @@ def hidden_from(state: State, viewer: int | None) -> set[int]:
 
 
 def _cards_in(value: Any, out: set[int]) -> None:
-    """Every card (integer) in a JSON value made of lists, dicts and scalars."""
-    if isinstance(value, list | tuple):
-        for v in value:
-            _cards_in(v, out)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _cards_in(v, out)
-    elif type(value) is int:
+    """Every card (integer) in a JSON value made of lists, dicts, integers and ``None``."""
+    if type(value) is int:
         out.add(value)
+    if not isinstance(value, list | tuple | dict):
+        return
+    for v in value.values() if isinstance(value, dict) else value:
+        if type(v) is int:
+            out.add(v)
+        elif isinstance(v, list | tuple | dict):
+            _cards_in(v, out)
 
 
 def view_cards(v: dict[str, Any]) -> set[int]:
@@ -346,8 +345,8 @@ def view_cards(v: dict[str, Any]) -> set[int]:
         _cards_in(v[key], out)
     _cards_in([c["card"] for c in v["trick"]["cards"]], out)
     _cards_in(v["bottle"]["price"], out)
-    for action in v["legal_actions"]:
-        _cards_in([action.get(k) for k in ("card", "left", "right", "opponent", "hands")], out)
+    fields = ("card", "left", "right", "opponent")
+    _cards_in([[a.get(k) for k in fields] for a in v["legal_actions"]], out)
     return out
 
 
@@ -362,8 +361,13 @@ def event_cards(event: Any) -> set[int]:
     return out
 
 
-def assert_nothing_leaks(state: State, deal_log: list[Any]) -> None:
-    """No view and no redacted log of the deal in progress shows a card hidden from it."""
+def assert_nothing_leaks(state: State, deal_log: list[Any], fresh: int) -> None:
+    """No view and no redacted log of the deal in progress shows a card hidden from it.
+
+    ``fresh``: how many events at the end of ``deal_log`` are new. Played cards and
+    completed tricks are public for good, so they are checked once, when new (the
+    hidden set only shrinks during play); every other event is checked every time.
+    """
     opened = TableOpened.of(state.table)
     for viewer in (*range(state.table.players), None):
         secret = hidden_from(state, viewer)
@@ -373,7 +377,9 @@ def assert_nothing_leaks(state: State, deal_log: list[Any]) -> None:
         assert not shown, f"view of {viewer!r} in {state.phase} shows {sorted(shown)}"
         visible = g.visible_events([opened, *deal_log], viewer)[1:]
         assert len(visible) == len(deal_log)
-        for event in visible:
+        for i, event in enumerate(visible):
+            if i < len(visible) - fresh and isinstance(event, CardPlayed | TrickCompleted):
+                continue
             shown = event_cards(event) & secret
             assert not shown, f"{viewer!r} sees {sorted(shown)} in {event}"
             if isinstance(event, DealStarted):
@@ -381,7 +387,7 @@ def assert_nothing_leaks(state: State, deal_log: list[Any]) -> None:
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(35)
+@budget(40)
 @given(spec=specs)
 def test_no_view_shows_a_hidden_card(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
@@ -389,7 +395,7 @@ def test_no_view_shows_a_hidden_card(variant: str, players: int, spec: Spec) -> 
     for step in play_match(table, random.Random(spec.rng_seed)):
         for event in step.events:
             deal_log = [event] if isinstance(event, DealStarted) else [*deal_log, event]
-        assert_nothing_leaks(step.after, deal_log)
+        assert_nothing_leaks(step.after, deal_log, fresh=len(step.events))
 
 
 # --- 5. legal actions are accepted, others refused -----------------------------------------
@@ -471,8 +477,12 @@ def refused_in_preparing(state: State, rng: random.Random) -> list[Refusal]:
             out.append((Pass(seat, opponent=c), _codes("invalid_pass")))
         else:
             out.append((Pass(seat, left=c, right=other), _codes("invalid_pass")))
-            field = "opponent" if variant == "lopaka" else "card"
-            out.append((shaped._replace(**{field: foreign}), _codes("card_not_in_hand")))
+            elsewhere = (
+                Pass(seat, opponent=foreign)
+                if variant == "lopaka"
+                else Pass(seat, hand=hand, card=foreign)
+            )
+            out.append((elsewhere, _codes("card_not_in_hand")))
     out.append((Discard(len(state.totals), DECK[0]), _codes("unknown_seat")))
     return out
 
@@ -533,7 +543,7 @@ def assert_refused(state: State, action: Any, codes: frozenset[str]) -> None:
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(35)
+@budget(30)
 @given(spec=specs)
 def test_legal_actions_are_accepted_and_others_refused(
     variant: str, players: int, spec: Spec
@@ -591,7 +601,7 @@ def dealt_by_the_rules(state: State, deal_seed: str) -> tuple[Any, Any]:
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(40)
+@budget(50)
 @given(spec=specs)
 def test_same_seed_and_choices_give_the_same_log(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
@@ -625,7 +635,7 @@ def test_same_seed_and_choices_give_the_same_log(variant: str, players: int, spe
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(90)
+@budget(120)
 @given(spec=specs)
 def test_the_match_ends_with_a_ranking(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
@@ -686,7 +696,7 @@ def assert_trick_follows_rules(before: State, e: TrickCompleted) -> None:
 
 
 @pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(60)
+@budget(80)
 @given(spec=specs)
 def test_plays_and_tricks_follow_rules_3_and_4(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
