@@ -8,6 +8,7 @@ from typing import Any
 
 from domain.events import MatchEnded, TableOpened, from_data
 from domain.games import game
+from domain.upcast import upcast
 
 
 def replay(opened: TableOpened, events: Iterable[Any]) -> Any:
@@ -16,8 +17,13 @@ def replay(opened: TableOpened, events: Iterable[Any]) -> Any:
     return reduce(rules.evolve, events, rules.initial_state(opened.table()))
 
 
-def event_from_json(game_id: str, kind: str, data: Mapping[str, Any]) -> Any:
-    """An event of ``game_id`` from its stored ``type`` and ``data``."""
+def event_from_json(
+    game_id: str, kind: str, data: Mapping[str, Any], schema: int | None = None
+) -> Any:
+    """An event of ``game_id`` from its stored ``type``, ``data`` and schema version
+    (older shapes are upcast; ``None``: already current)."""
+    if schema is not None:
+        data = upcast(kind, schema, data)
     if kind == "TableOpened":
         return from_data(TableOpened, data)
     if kind == "MatchEnded":

@@ -22,6 +22,7 @@ from domain.games import game
 from domain.match import MatchRules
 from domain.shuffle import seed_commitment
 from domain.table import ORGANISER, SeatSpec, Table, Viewer
+from domain.upcast import current_schema
 from service.auth import hash_token, new_token
 from service.db import get_database
 from service.errors import ApiError
@@ -83,7 +84,7 @@ def create_table(spec: Mapping[str, Any]) -> CreatedTable:
     tokens = {s: new_token() for s, seat in enumerate(table.seats) if not seat.bot}
     with get_database().writing() as connection:
         rows = EventStore(connection).create(
-            table_id, "table", [NewEvent("TableOpened", to_data(opened))]
+            table_id, "table", [NewEvent("TableOpened", to_data(opened), actor=ORGANISER)]
         )
         if tokens:
             connection.execute(
@@ -193,7 +194,7 @@ def _act_once(
         rows = EventStore(connection).append(
             table_id,
             log.version,
-            [NewEvent(event_type(e), to_data(e)) for e in events],
+            recorded(events, viewer),
             previous_hash=log.rows[-1].hash,
         )
         after = TableLog(
@@ -217,6 +218,17 @@ def _act_once(
             )
     logs.remember(after)
     return accepted
+
+
+def recorded(events: list[Any], viewer: Viewer) -> list[NewEvent]:
+    """Domain events as rows to append, each with its type's current schema version; the
+    first records the caller's action, the rest are what the engine caused."""
+    out = []
+    for i, e in enumerate(events):
+        kind = event_type(e)
+        actor = ("organiser" if viewer == ORGANISER else f"seat {viewer}") if i == 0 else "engine"
+        out.append(NewEvent(kind, to_data(e), current_schema(kind), actor))
+    return out
 
 
 def _lock(connection: Connection, table_id: str) -> None:

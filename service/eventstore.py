@@ -2,8 +2,9 @@
 expected version so two writers can never both extend the same version.
 
 ``hash = SHA-256(previous hash + canonical JSON)``, where the canonical JSON of an event
-is ``{"data", "recorded_at", "schema", "stream", "type", "version"}`` with sorted keys, no
-spaces, UTF-8; the previous hash of version 1 is the empty string. Anyone holding an
+is ``{"by", "data", "recorded_at", "schema", "stream", "type", "version"}`` with sorted
+keys, no spaces, UTF-8 (``by``: who acted — ``organiser``, ``seat N``, ``engine`` — or
+null); the previous hash of version 1 is the empty string. Anyone holding an
 export can recompute the chain (``chain_hash``).
 """
 
@@ -40,6 +41,7 @@ class NewEvent:
     type: str
     data: Mapping[str, Any]
     schema: int = 1
+    actor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,7 @@ class StoredEvent:
     data: dict[str, Any]
     recorded_at: str
     hash: str
+    actor: str | None = None
 
 
 def canonical_json(value: Any) -> str:
@@ -58,10 +61,17 @@ def canonical_json(value: Any) -> str:
 
 
 def canonical_event(
-    stream: str, version: int, type_: str, schema: int, data: Any, recorded_at: str
+    stream: str,
+    version: int,
+    type_: str,
+    schema: int,
+    data: Any,
+    recorded_at: str,
+    actor: str | None = None,
 ) -> str:
     return canonical_json(
         {
+            "by": actor,
             "data": data,
             "recorded_at": recorded_at,
             "schema": schema,
@@ -87,8 +97,9 @@ def _chain(
     out = []
     for i, e in enumerate(new, start=start):
         data = json.loads(canonical_json(e.data))  # exactly what a reader will get back
-        previous = chain_hash(previous, canonical_event(stream, i, e.type, e.schema, data, at))
-        out.append(StoredEvent(stream, i, e.type, e.schema, data, at, previous))
+        canonical = canonical_event(stream, i, e.type, e.schema, data, at, e.actor)
+        previous = chain_hash(previous, canonical)
+        out.append(StoredEvent(stream, i, e.type, e.schema, data, at, previous, e.actor))
     return out
 
 
@@ -102,6 +113,7 @@ def _rows(stored: Sequence[StoredEvent]) -> list[dict[str, Any]]:
             "data": canonical_json(e.data),
             "recorded_at": e.recorded_at,
             "hash": e.hash,
+            "actor": e.actor,
         }
         for e in stored
     ]
@@ -148,6 +160,19 @@ class EventStore:
         if row is None:
             raise StreamNotFound(stream)
         return row.version, row.head
+
+    def restore(self, stream: str, kind: str, stored: Sequence[StoredEvent]) -> None:
+        """Re-create a stream from verified rows, keeping their times and hashes (import)."""
+        self.connection.execute(
+            insert(streams).values(
+                id=stream,
+                kind=kind,
+                version=len(stored),
+                head=stored[-1].hash,
+                created_at=stored[0].recorded_at,
+            )
+        )
+        self.connection.execute(_INSERT, _rows(stored))
 
     def head(self, stream: str) -> tuple[int, str]:
         row = self.connection.execute(_HEAD, {"stream": stream}).first()
@@ -199,7 +224,14 @@ class EventStore:
             query = query.limit(limit)
         return [
             StoredEvent(
-                r.stream, r.version, r.type, r.schema, json.loads(r.data), r.recorded_at, r.hash
+                r.stream,
+                r.version,
+                r.type,
+                r.schema,
+                json.loads(r.data),
+                r.recorded_at,
+                r.hash,
+                r.actor,
             )
             for r in self.connection.execute(query, {"stream": stream, "after": after})
         ]

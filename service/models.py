@@ -43,6 +43,7 @@ events = Table(
     Column("data", Text, nullable=False),
     Column("recorded_at", String(32), nullable=False),
     Column("hash", String(64), nullable=False),
+    Column("actor", String(40)),
     UniqueConstraint("stream", "version"),
 )
 

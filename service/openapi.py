@@ -34,6 +34,8 @@ SCHEMAS = {
     "TableSummary": t.TableSummarySchema,
     "State": t.StateSchema,
     "EventPage": t.EventPageSchema,
+    "DealHistory": t.DealHistorySchema,
+    "Verification": t.VerificationSchema,
 }
 #: Error responses the routes refer to as ``#/components/responses/<name>``.
 RESPONSES = {

@@ -67,7 +67,7 @@ class TableLog:
 
 
 def decode(game_id: str, row: StoredEvent) -> Any:
-    return event_from_json(game_id, row.type, row.data)
+    return event_from_json(game_id, row.type, row.data, row.schema)
 
 
 def fresh(table_id: str, rows: list[StoredEvent]) -> TableLog:
@@ -96,10 +96,18 @@ class TableLogs:
             raise ApiError(404, "not_found", f"there is no table {table_id}") from None
         with self._lock:
             cached = self._logs.get(table_id)
-        if cached is None or cached.version > version:
-            log = fresh(table_id, store.read(table_id))
-        else:
-            log = cached.extended(store.read(table_id, after=cached.version))
+        try:
+            if cached is None or cached.version > version:
+                log = fresh(table_id, store.read(table_id))
+            else:
+                log = cached.extended(store.read(table_id, after=cached.version))
+        except (ValueError, KeyError, TypeError) as error:  # a row changed behind our back
+            raise ApiError(
+                503,
+                "unreadable_log",
+                f"table {table_id}'s log cannot be read ({error!r}); the organiser's "
+                "GET /tables/{id}/verify says where",
+            ) from None
         if log.rows[0].type != "TableOpened":
             raise ApiError(404, "not_found", f"there is no table {table_id}")
         self.remember(log)

@@ -45,8 +45,11 @@ def postgres_url() -> str:
     url = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
     engine = create_engine(url, connect_args={"connect_timeout": 3})
     try:
-        with engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+        with engine.begin() as connection:
+            # A clean slate each session: the database outlives test runs (and CI reuses
+            # the machine's), so a schema left by older code must not leak in.
+            connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+            connection.execute(text("CREATE SCHEMA public"))
     except SQLAlchemyError as error:
         service_missing("PostgreSQL", str(error).splitlines()[0])
     finally:

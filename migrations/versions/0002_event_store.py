@@ -42,6 +42,7 @@ def upgrade() -> None:
         sa.Column("data", sa.Text, nullable=False),
         sa.Column("recorded_at", sa.String(32), nullable=False),
         sa.Column("hash", sa.String(64), nullable=False),
+        sa.Column("actor", sa.String(40)),
         sa.UniqueConstraint("stream", "version", name="uq_events_stream"),
     )
     op.create_table(

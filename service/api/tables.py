@@ -13,12 +13,14 @@ from service.errors import ApiError
 from service.schemas.tables import (
     ActionResultSchema,
     ActionSchema,
+    DealHistorySchema,
     EventPageSchema,
     EventQuerySchema,
     StateQuerySchema,
     TableCreatedSchema,
     TableCreateSchema,
     TableSummarySchema,
+    VerificationSchema,
 )
 from service.tablelog import TableLog
 
@@ -36,6 +38,8 @@ class SCHEMAS:
     TableCreatedSchema = TableCreatedSchema()
     TableCreateSchema = TableCreateSchema()
     TableSummarySchema = TableSummarySchema()
+    DealHistorySchema = DealHistorySchema()
+    VerificationSchema = VerificationSchema()
 
 
 def json_body() -> Any:
@@ -104,7 +108,7 @@ def _expected_version() -> int | None:
     return int(text)
 
 
-@blueprint.post("/tables/<table_id>/actions")
+@blueprint.post("/tables/<id:table_id>/actions")
 def post_action(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Take an action at a table (the organiser for any seat, a seat token for its seat).
     ---
@@ -185,7 +189,7 @@ def summary(log: TableLog) -> dict[str, Any]:
     }
 
 
-@blueprint.get("/tables/<table_id>")
+@blueprint.get("/tables/<id:table_id>")
 def get_table(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """A table's summary (anyone).
     ---
@@ -209,7 +213,7 @@ def get_table(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     return SCHEMAS.TableSummarySchema.dump(summary(log)), 200, {"ETag": f'"{log.version}"'}
 
 
-@blueprint.get("/tables/<table_id>/state")
+@blueprint.get("/tables/<id:table_id>/state")
 def get_state(table_id: str) -> tuple[dict[str, Any], int]:
     """The state as the caller may see it, now or at an earlier version.
     ---
@@ -240,7 +244,7 @@ def get_state(table_id: str) -> tuple[dict[str, Any], int]:
     return {"version": version, **shown}, 200
 
 
-@blueprint.get("/tables/<table_id>/events")
+@blueprint.get("/tables/<id:table_id>/events")
 def get_events(table_id: str) -> tuple[dict[str, Any], int]:
     """The event log in version order, hidden fields redacted for the caller.
     ---

@@ -13,7 +13,7 @@ from marshmallow import (
     validates_schema,
 )
 
-GAMES = ("bottle-imp",)
+GAMES = ("bottle-imp", "oh-quay")
 ACTION_TYPES = (
     "deal",
     "discard",
@@ -225,3 +225,42 @@ class StateSchema(Schema):
     open_hands = fields.List(fields.String(allow_none=True), allow_none=True)
     tricks_played = fields.Integer()
     won = fields.List(fields.List(fields.Integer()))
+
+
+class DealEventSchema(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    seat = fields.Integer(allow_none=True)
+    by = fields.String(
+        required=True, metadata={"description": "`organiser`, `seat N` or `engine`."}
+    )
+    data = fields.Dict(required=True)
+    legal = fields.List(
+        fields.Dict(),
+        allow_none=True,
+        metadata={"description": "What the seat could have done instead (null: hidden)."},
+    )
+
+
+class DealHistorySchema(Schema):
+    table = fields.String(required=True)
+    deal = fields.Integer(required=True)
+    dealer = fields.Integer(allow_none=True)
+    scored = fields.Boolean(required=True)
+    dealt = fields.Dict(required=True)
+    events = fields.List(fields.Nested(DealEventSchema), required=True)
+    tricks = fields.List(fields.Dict(), required=True)
+    score = fields.Dict(allow_none=True, required=True)
+
+
+class ProblemFoundSchema(Schema):
+    version = fields.Integer(required=True)
+    code = fields.String(required=True)
+    detail = fields.String(required=True)
+
+
+class VerificationSchema(Schema):
+    ok = fields.Boolean(required=True)
+    events = fields.Integer(required=True)
+    head = fields.String(required=True)
+    problems = fields.List(fields.Nested(ProblemFoundSchema), required=True)

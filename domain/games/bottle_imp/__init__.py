@@ -6,7 +6,7 @@ players), ``lopaka`` and ``bright-house``.
 """
 
 from domain.errors import RuleViolation
-from domain.games.bottle_imp.actions import body, legal_actions, parse, to_act
+from domain.games.bottle_imp.actions import action_of, body, legal_actions, parse, to_act
 from domain.games.bottle_imp.cards import cards_of
 from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
@@ -35,6 +35,7 @@ __all__ = [
     "GAME_ID",
     "ORGANISER",
     "State",
+    "action_of",
     "body",
     "cards_of",
     "check_options",

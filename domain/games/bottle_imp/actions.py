@@ -14,9 +14,14 @@ from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.cards import CHUNK, DECK, SHIFT, SUIT, SUIT_BITS, cards_of
 from domain.games.bottle_imp.model import (
     Action,
+    CardDiscarded,
+    CardPlayed,
+    CardsPassed,
     ChooseOpen,
     Deal,
+    DealStarted,
     Discard,
+    OpenHandChosen,
     Pass,
     Play,
     State,
@@ -200,3 +205,24 @@ def to_act(state: State) -> tuple[int, ...]:
     if variant == layout.BRIGHT_HOUSE:
         return tuple(seat for seat in (0, 1) if waiting[2 * seat] or waiting[2 * seat + 1])
     return tuple(seat for seat, w in enumerate(waiting) if w)
+
+
+def action_of(event: Any, state: State) -> Action | None:
+    """The action an event records (for re-checking a log), or None for an event the engine
+    causes by itself (Lopaka's plays, deliveries, tricks, scores, the match end)."""
+    kind = type(event)
+    if kind is DealStarted:
+        if event.seed is not None:
+            return Deal()
+        return Deal(hands=event.hands, devil=event.devil)
+    if kind is CardDiscarded:
+        return Discard(event.seat, event.card, event.hand)
+    if kind is CardsPassed:
+        return Pass(event.seat, event.left, event.right, event.opponent, event.hand, event.card)
+    if kind is OpenHandChosen:
+        return ChooseOpen(event.seat, event.hand)
+    if kind is CardPlayed:
+        if state.table.variant == layout.LOPAKA and event.seat == layout.LOPAKA_SEAT:
+            return None
+        return Play(event.seat, event.card, event.hand)
+    return None

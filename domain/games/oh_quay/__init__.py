@@ -1,0 +1,54 @@
+"""Oh Quay (game id ``oh-quay``) as a decider: ``rules/oh-quay.md``.
+
+``initial_state(table)``, ``decide(state, action) -> events``, ``evolve(state, event)``,
+``legal_actions(state, seat)``, ``view(state, viewer)``, ``action_of(event, state)``
+(for re-checking a log); one variant, ``standard``, for two players. A game of Oh Quay
+is one "deal" of the match; its "dealer" is the game's starting player.
+"""
+
+from domain.games.oh_quay import layout
+from domain.games.oh_quay.actions import action_of, body, legal_actions, parse, to_act
+from domain.games.oh_quay.cards import DECK, cards_of
+from domain.games.oh_quay.decide import decide
+from domain.games.oh_quay.evolve import evolve, initial_state
+from domain.games.oh_quay.model import EVENT_TYPES, ORGANISER, State
+from domain.games.oh_quay.view import view, visible_events
+from domain.match import MatchRules
+from domain.table import Table
+
+GAME_ID = "oh-quay"
+DEFAULT_VARIANT = layout.STANDARD
+
+
+def default_match(players: int) -> MatchRules:
+    """Two games, so each player starts once (rules/oh-quay.md, Match)."""
+    return MatchRules(target_score=None, max_deals=2)
+
+
+def check_options(table: Table) -> None:
+    """Options ``max_turns`` (int ≥ 1, default 200) and ``first_player`` (0 or 1)."""
+    layout.check_variant(table.variant)
+    layout.check_options(table.options)
+
+
+__all__ = [
+    "DECK",
+    "DEFAULT_VARIANT",
+    "EVENT_TYPES",
+    "GAME_ID",
+    "ORGANISER",
+    "State",
+    "action_of",
+    "body",
+    "cards_of",
+    "check_options",
+    "decide",
+    "default_match",
+    "evolve",
+    "initial_state",
+    "legal_actions",
+    "parse",
+    "to_act",
+    "view",
+    "visible_events",
+]

@@ -1,0 +1,46 @@
+"""Event schema evolution: stored events keep the shape they were written in; reading
+them upcasts old shapes to the current one, step by step (``(type, from_schema)`` →
+function). The hash chain covers the stored shape, so upcasting never touches proofs.
+
+The one real step so far: ``CardsPassed`` was first written (schema 1) as
+``{"seat", "cards": [...]}``, the cards in the order left, right (standard) or the one
+card (lopaka, bright-house); schema 2 names them as the actions do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _cards_passed_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in data.items() if k != "cards"}
+    cards = list(data.get("cards") or [])
+    if len(cards) == 2:
+        out["left"], out["right"] = cards
+    elif len(cards) == 1:
+        out["card" if "hand" in data else "opponent"] = cards[0]
+    return out
+
+
+UPCASTERS: Mapping[tuple[str, int], Upcaster] = {
+    ("CardsPassed", 1): _cards_passed_1_to_2,
+}
+
+#: The schema version new events of each type are written with (1 when not listed).
+CURRENT: Mapping[str, int] = {"CardsPassed": 2}
+
+
+def current_schema(kind: str) -> int:
+    return CURRENT.get(kind, 1)
+
+
+def upcast(kind: str, schema: int, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` of an event stored with ``schema``, in the current shape."""
+    out = dict(data)
+    while schema < current_schema(kind):
+        out = UPCASTERS[kind, schema](out)
+        schema += 1
+    return out

@@ -1,0 +1,224 @@
+"""Audit routes: a deal's history, verification, export and import (``api.md``, Audit)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, request
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+
+from domain.audit import deal_history, deal_text
+from domain.table import ORGANISER
+from service.api.tables import SCHEMAS, summary
+from service.audit import BadExport, RawRow, check, export_lines, parse_export
+from service.auth import hash_token, new_token, require_organiser, viewer_of
+from service.commands import commitment, table_logs
+from service.db import get_database
+from service.errors import ApiError
+from service.eventstore import EventStore, StoredEvent
+from service.models import events, seat_tokens, streams
+
+blueprint = Blueprint("audit", __name__)
+
+
+@blueprint.get("/tables/<id:table_id>/deals/<int:deal>")
+def get_deal(table_id: str, deal: int) -> Any:
+    """A deal's history: who did what and when, with each seat's legal alternatives.
+    ---
+    get:
+      summary: Deal history
+      operationId: getDeal
+      tags: [audit]
+      security: [{}, {bearer: []}]
+      parameters:
+        - {in: path, name: table_id, required: true, schema: {type: string}}
+        - {in: path, name: deal, required: true, schema: {type: integer, minimum: 1}}
+        - {in: query, name: format, required: false, schema: {type: string, enum: [json, text]}}
+      responses:
+        "200":
+          description: The dealt cards (once scored, or to the organiser), every event in
+            order, the tricks and the score lines; `?format=text` gives a hand record.
+          content:
+            application/json:
+              schema: DealHistory
+            text/plain:
+              schema: {type: string}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "404": {$ref: "#/components/responses/NotFound"}
+        "422": {$ref: "#/components/responses/Unprocessable"}
+    """
+    form = request.args.get("format", "json")
+    if form not in ("json", "text"):
+        raise ApiError(422, "validation_error", "format is json or text",
+                       extra={"errors": {"format": ["must be json or text"]}})  # fmt: skip
+    with get_database().reading() as connection:
+        viewer = viewer_of(connection, table_id)
+        log = table_logs().load(connection, table_id)
+    actors = [row.actor for row in log.rows[1:]]
+    history = deal_history(log.opened, log.events[1:], deal, viewer, actors)
+    if history is None:
+        raise ApiError(404, "not_found", f"table {table_id} has no deal {deal}")
+    if form == "text":
+        return Response(deal_text(table_id, history), mimetype="text/plain")
+    return SCHEMAS.DealHistorySchema.dump({"table": table_id, **history})
+
+
+def _raw_rows(table_id: str) -> list[RawRow]:
+    with get_database().reading() as connection:
+        found = connection.scalar(select(streams.c.kind).where(streams.c.id == table_id))
+        if found != "table":
+            raise ApiError(404, "not_found", f"there is no table {table_id}")
+        query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
+        return [
+            RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
+            for r in connection.execute(query)
+        ]
+
+
+@blueprint.get("/tables/<id:table_id>/verify")
+def verify(table_id: str) -> Any:
+    """Re-check the hash chain of the stored rows and replay the log through the engine.
+    ---
+    get:
+      summary: Verify a table's log (organiser)
+      operationId: verifyTable
+      tags: [audit]
+      parameters:
+        - {in: path, name: table_id, required: true, schema: {type: string}}
+      responses:
+        "200":
+          description: Whether the log is intact and accepted by the engine, with every
+            problem found.
+          content:
+            application/json:
+              schema: Verification
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/NotFound"}
+    """
+    require_organiser()
+    return SCHEMAS.VerificationSchema.dump(check(table_id, _raw_rows(table_id)).as_dict())
+
+
+@blueprint.get("/tables/<id:table_id>/export")
+def export(table_id: str) -> Response:
+    """The log as JSON Lines: a header, then every event with its hash.
+    ---
+    get:
+      summary: Export a table's log
+      operationId: exportTable
+      tags: [audit]
+      security: [{}, {bearer: []}]
+      parameters:
+        - {in: path, name: table_id, required: true, schema: {type: string}}
+      responses:
+        "200":
+          description: JSON Lines (organiser; anyone once the match has ended and every
+            card is public).
+          content:
+            application/x-ndjson:
+              schema: {type: string}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/NotFound"}
+    """
+    with get_database().reading() as connection:
+        viewer = viewer_of(connection, table_id)
+        log = table_logs().load(connection, table_id)
+    if viewer != ORGANISER and summary(log)["status"] != "finished":
+        raise ApiError(403, "forbidden", "until the match ends only the organiser may export")
+    rows = _raw_rows(table_id)
+    opened = log.opened
+    return Response(
+        "".join(export_lines(table_id, opened.game, opened.variant, rows)),
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="table-{table_id}.jsonl"'},
+    )
+
+
+@blueprint.post("/tables/import")
+def import_table() -> tuple[dict[str, Any], int]:
+    """Re-create a table from an export after verifying its chain and replaying it.
+    ---
+    post:
+      summary: Import a table (organiser)
+      operationId: importTable
+      tags: [audit]
+      requestBody:
+        required: true
+        content:
+          application/x-ndjson:
+            schema: {type: string}
+      responses:
+        "201":
+          description: The table, under its original id, with new seat tokens.
+          content:
+            application/json:
+              schema: TableCreated
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "409": {$ref: "#/components/responses/Conflict"}
+        "422": {$ref: "#/components/responses/Unprocessable"}
+    """
+    require_organiser()
+    try:
+        text = request.get_data(as_text=True)
+        header, rows = parse_export(text)
+    except (BadExport, UnicodeDecodeError) as bad:
+        line = bad.line if isinstance(bad, BadExport) else 1
+        detail = bad.detail if isinstance(bad, BadExport) else "the file is not UTF-8 text"
+        raise ApiError(422, "import_rejected", detail, extra={"line": line}) from None
+    table_id = header["id"]
+    report = check(table_id, rows)
+    if not report.ok:
+        first = report.problems[0]
+        raise ApiError(
+            422,
+            "import_rejected",
+            f"line {first.version + 1}: {first.detail}",
+            extra={"line": first.version + 1, "problems": [p.as_dict() for p in report.problems]},
+        )
+    stored = [
+        StoredEvent(
+            table_id,
+            r.version,
+            r.type,
+            r.schema,
+            json.loads(r.data),
+            r.recorded_at,
+            r.hash,
+            r.actor,
+        )
+        for r in rows
+    ]
+    try:
+        with get_database().writing() as connection:
+            EventStore(connection).restore(table_id, "table", stored)
+            log = table_logs().load(connection, table_id)
+            tokens = {
+                s: new_token() for s, seat in enumerate(log.opened.seats) if not seat.get("bot")
+            }
+            if tokens:
+                connection.execute(
+                    insert(seat_tokens),
+                    [
+                        {"table_id": table_id, "seat": s, "token_hash": hash_token(t)}
+                        for s, t in tokens.items()
+                    ],
+                )
+    except IntegrityError:
+        raise ApiError(409, "table_exists", f"table {table_id} is already here") from None
+    opened = log.opened
+    body = {
+        "id": table_id,
+        "version": log.version,
+        "game": opened.game,
+        "variant": opened.variant,
+        "seats": [
+            {"seat": s, **seat, "token": tokens.get(s)} for s, seat in enumerate(opened.seats)
+        ],
+        "seed_commitment": commitment(opened),
+    }
+    return SCHEMAS.TableCreatedSchema.dump(body), 201
