@@ -38,6 +38,22 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Check an export offline: readable, hash-chained, and accepted by the rules engine."""
+    from service.audit import verify_file
+
+    header, report = verify_file(args.file.read_text(encoding="utf-8"))
+    name = f"table {header['id']} ({header['game']})" if header else str(args.file)
+    if report.ok:
+        print(f"{name}: OK, {report.events} events, head {report.head}")
+        return 0
+    print(f"{name}: {len(report.problems)} problem(s)")
+    for problem in report.problems:
+        print(f"  line {problem.version + 1} (version {problem.version}): "
+              f"{problem.code}: {problem.detail}")  # fmt: skip
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cardledger", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -46,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     openapi.add_argument("-o", "--output", type=Path, default=SPEC_PATH)
     openapi.add_argument("--check", action="store_true", help="fail if the file is out of date")
     openapi.set_defaults(run=_openapi)
+    verify = commands.add_parser("verify", help="check an exported table (JSON Lines) offline")
+    verify.add_argument("file", type=Path)
+    verify.set_defaults(run=_verify)
     args = parser.parse_args(argv)
     result: int = args.run(args)
     return result
