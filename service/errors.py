@@ -147,12 +147,11 @@ def _rule_violation(error: RuleViolation) -> Response:
 
 
 def _version_conflict(error: VersionConflict) -> Response:
-    return problem(
-        409,
-        "version_conflict",
-        f"the table is at version {error.current}, not {error.expected}; reload and retry",
-        extra={"current": error.current},
-    )
+    if error.expected is None:
+        detail = f"the table kept changing (now version {error.current}); reload and retry"
+    else:
+        detail = f"the table is at version {error.current}, not {error.expected}; reload and retry"
+    return problem(409, "version_conflict", detail, extra={"current": error.current})
 
 
 def _unexpected(error: Exception) -> Response:

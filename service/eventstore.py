@@ -27,7 +27,7 @@ GENESIS = ""
 class VersionConflict(Exception):
     """The stream moved on: ``current`` is its version now."""
 
-    def __init__(self, stream: str, expected: int, current: int) -> None:
+    def __init__(self, stream: str, expected: int | None, current: int) -> None:
         super().__init__(f"stream {stream} is at version {current}, not {expected}")
         self.stream, self.expected, self.current = stream, expected, current
 
@@ -57,7 +57,9 @@ class StoredEvent:
 
 
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def canonical_event(

@@ -12,13 +12,12 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import reduce
-from types import ModuleType
 from typing import Any
 
 from sqlalchemy import Connection
 
 from domain.events import TableOpened, from_data
-from domain.games import game
+from domain.games import Rules, game
 from domain.replay import event_from_json
 from service.errors import ApiError
 from service.eventstore import EventStore, StoredEvent, StreamNotFound
@@ -42,7 +41,7 @@ class TableLog:
         return self.events[0]
 
     @property
-    def rules(self) -> ModuleType:
+    def rules(self) -> Rules:
         return game(self.opened.game)
 
     def state_at(self, version: int) -> Any:

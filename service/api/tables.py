@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -43,7 +44,13 @@ class SCHEMAS:
 
 
 def json_body() -> Any:
+    """The request's JSON object; text that cannot be stored as UTF-8 JSON (a lone
+    surrogate, NaN) is refused here rather than deep in the hash chain."""
     body = request.get_json(force=True)  # JSON whatever the Content-Type says
+    try:
+        json.dumps(body, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as error:
+        raise ApiError(400, "malformed_json", f"the body is not storable JSON: {error}") from None
     if not isinstance(body, dict):
         raise ApiError(
             422,
