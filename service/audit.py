@@ -55,8 +55,12 @@ class Report:
         }
 
 
-def check(stream: str, rows: Sequence[RawRow]) -> Report:
-    """Check the chain row by row, then re-decide the whole log with the engine."""
+def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = None) -> Report:
+    """Check the chain row by row, then re-decide the whole log with the engine.
+
+    ``head`` is the stream's recorded (version, hash): rows deleted from the end leave a
+    valid chain behind, and only the head tells.
+    """
     report = Report(events=len(rows))
     previous = GENESIS
     decoded: list[Any] = []
@@ -100,6 +104,15 @@ def check(stream: str, rows: Sequence[RawRow]) -> Report:
                 Problem(expected, "undecodable_event", f"version {expected}: {error!r}")
             )
     report.head = previous
+    if head is not None and not report.problems and (head[0], head[1]) != (len(rows), previous):
+        report.problems.append(
+            Problem(
+                len(rows) + 1,
+                "missing_event",
+                f"the stream's head is version {head[0]} but the stored rows end at "
+                f"version {len(rows)}: events were removed",
+            )
+        )
     if not report.problems and decoded and isinstance(decoded[0], TableOpened):
         try:
             report.problems += recheck(decoded[0], decoded[1:])

@@ -75,7 +75,7 @@ def _sqlite_begin(connection: Any) -> None:
     that read first could not upgrade to writing once another writer committed, and would
     fail instead of waiting."""
     immediate = connection.get_execution_options().get("sqlite_immediate", False)
-    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    connection.connection.driver_connection.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 class WriterLock:

@@ -15,11 +15,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, insert, select, update
-
-from service.models import events, streams
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 
 GENESIS = ""
 
@@ -44,8 +43,9 @@ class NewEvent:
     actor: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
+class StoredEvent(NamedTuple):
+    """A stored event (a tuple: replay builds thousands of them)."""
+
     stream: str
     version: int
     type: str
@@ -105,82 +105,78 @@ def _chain(
     return out
 
 
-def _rows(stored: Sequence[StoredEvent]) -> list[dict[str, Any]]:
-    return [
-        {
-            "stream": e.stream,
-            "version": e.version,
-            "type": e.type,
-            "schema": e.schema,
-            "data": canonical_json(e.data),
-            "recorded_at": e.recorded_at,
-            "hash": e.hash,
-            "actor": e.actor,
-        }
-        for e in stored
-    ]
-
-
-# Statements built once: SQLAlchemy caches their compiled form, and building them is
-# a noticeable part of an API call.
-_HEAD = select(streams.c.version, streams.c.head).where(streams.c.id == bindparam("stream"))
-_LOCK = _HEAD.with_for_update()
-_MOVE = (
-    update(streams)
-    .where(streams.c.id == bindparam("stream"), streams.c.version == bindparam("expected"))
-    .values(version=bindparam("new_version"), head=bindparam("new_head"))
-)
-_INSERT = insert(events)
-_READ = (
-    select(events)
-    .where(events.c.stream == bindparam("stream"), events.c.version > bindparam("after"))
-    .order_by(events.c.version)
-)
+_COLUMNS = "stream, version, type, schema, data, recorded_at, hash, actor"
+_INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 class EventStore:
-    """Reads and appends on one connection, inside the caller's transaction."""
+    """Reads and appends on one connection, inside the caller's transaction.
+
+    The statements run on the driver's own cursor: an API call appends one or two rows
+    and a replay reads hundreds, and SQLAlchemy's statement machinery cost more than
+    the database did. The SQL is plain and portable (SQLite and PostgreSQL).
+    """
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self._format = connection.dialect.paramstyle != "qmark"  # psycopg: %s
+
+    def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
+        if self._format:
+            sql = sql.replace("?", "%s")
+        dbapi = self.connection.dialect.loaded_dbapi
+        cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            if many:
+                cursor.executemany(sql, params)
+            else:
+                cursor.execute(sql, params)
+        except dbapi.Error as error:  # the driver's error, as SQLAlchemy would raise it
+            cursor.close()
+            raise DBAPIError.instance(sql, params, error, dbapi.Error) from error
+        return cursor
+
+    def _insert(self, stored: Sequence[StoredEvent]) -> None:
+        rows = [
+            (e.stream, e.version, e.type, e.schema, canonical_json(e.data), e.recorded_at,
+             e.hash, e.actor)
+            for e in stored
+        ]  # fmt: skip
+        self._run(_INSERT, rows, many=True).close()
+
+    def _start(self, stream: str, kind: str, stored: Sequence[StoredEvent], at: str) -> None:
+        self._run(
+            "INSERT INTO streams (id, kind, version, head, created_at) VALUES (?, ?, ?, ?, ?)",
+            (stream, kind, len(stored), stored[-1].hash, at),
+        ).close()
+        self._insert(stored)
 
     def create(self, stream: str, kind: str, first: Sequence[NewEvent]) -> list[StoredEvent]:
         """Start a new stream with its first events."""
         at = now()
         stored = _chain(stream, 1, GENESIS, first, at)
-        self.connection.execute(
-            insert(streams).values(
-                id=stream, kind=kind, version=len(stored), head=stored[-1].hash, created_at=at
-            )
-        )
-        self.connection.execute(_INSERT, _rows(stored))
+        self._start(stream, kind, stored, at)
         return stored
-
-    def lock(self, stream: str) -> tuple[int, str]:
-        """The head, locking the stream's row until the transaction ends (PostgreSQL)."""
-        row = self.connection.execute(_LOCK, {"stream": stream}).first()
-        if row is None:
-            raise StreamNotFound(stream)
-        return row.version, row.head
 
     def restore(self, stream: str, kind: str, stored: Sequence[StoredEvent]) -> None:
         """Re-create a stream from verified rows, keeping their times and hashes (import)."""
-        self.connection.execute(
-            insert(streams).values(
-                id=stream,
-                kind=kind,
-                version=len(stored),
-                head=stored[-1].hash,
-                created_at=stored[0].recorded_at,
-            )
-        )
-        self.connection.execute(_INSERT, _rows(stored))
+        self._start(stream, kind, stored, stored[0].recorded_at)
 
-    def head(self, stream: str) -> tuple[int, str]:
-        row = self.connection.execute(_HEAD, {"stream": stream}).first()
+    def head(self, stream: str, *, lock: bool = False) -> tuple[int, str]:
+        """The stream's version and last hash; ``lock`` holds its row until the transaction
+        ends (PostgreSQL; SQLite's writer already holds the whole database)."""
+        sql = "SELECT version, head FROM streams WHERE id = ?"
+        if lock and self._format:
+            sql += " FOR UPDATE"
+        cursor = self._run(sql, (stream,))
+        row = cursor.fetchone()
+        cursor.close()
         if row is None:
             raise StreamNotFound(stream)
-        return row.version, row.head
+        return int(row[0]), str(row[1])
+
+    def lock(self, stream: str) -> tuple[int, str]:
+        return self.head(stream, lock=True)
 
     def append(
         self,
@@ -201,39 +197,36 @@ class EventStore:
         if not new:
             return []
         stored = _chain(stream, expected + 1, previous_hash, new, now())
-        moved = self.connection.execute(
-            _MOVE,
-            {
-                "stream": stream,
-                "expected": expected,
-                "new_version": stored[-1].version,
-                "new_head": stored[-1].hash,
-            },
+        moved = self._run(
+            "UPDATE streams SET version = ?, head = ? WHERE id = ? AND version = ?",
+            (stored[-1].version, stored[-1].hash, stream, expected),
         )
-        if moved.rowcount != 1:  # another writer got there between our read and our write
+        count = moved.rowcount
+        moved.close()
+        if count != 1:  # another writer got there between our read and our write
             raise VersionConflict(stream, expected, self.head(stream)[0])
-        self.connection.execute(_INSERT, _rows(stored))
+        self._insert(stored)
         return stored
 
     def read(
         self, stream: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> list[StoredEvent]:
         """Events with ``after < version <= until``, in version order."""
-        query = _READ
+        sql = (
+            "SELECT version, type, schema, data, recorded_at, hash, actor FROM events "
+            "WHERE stream = ? AND version > ?"
+        )
+        params: list[Any] = [stream, after]
         if until is not None:
-            query = query.where(events.c.version <= until)
+            sql += " AND version <= ?"
+            params.append(until)
+        sql += " ORDER BY version"
         if limit is not None:
-            query = query.limit(limit)
+            sql += f" LIMIT {int(limit)}"
+        cursor = self._run(sql, params)
+        rows = cursor.fetchall()
+        cursor.close()
         return [
-            StoredEvent(
-                r.stream,
-                r.version,
-                r.type,
-                r.schema,
-                json.loads(r.data),
-                r.recorded_at,
-                r.hash,
-                r.actor,
-            )
-            for r in self.connection.execute(query, {"stream": stream, "after": after})
+            StoredEvent(stream, version, kind, schema, json.loads(data), at, digest, actor)
+            for version, kind, schema, data, at, digest, actor in rows
         ]

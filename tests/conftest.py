@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import socket
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, settings
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from service.db import get_database
@@ -41,20 +42,26 @@ def service_missing(name: str, reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url() -> str:
-    url = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    engine = create_engine(url, connect_args={"connect_timeout": 3})
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL URL whose tables live in a fresh schema of this test session.
+
+    The database outlives test runs and is shared by whoever runs tests on the machine, so
+    each session gets its own empty schema (``search_path``), dropped at the end.
+    """
+    base = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    schema = f"test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    engine = create_engine(base, connect_args={"connect_timeout": 3})
     try:
         with engine.begin() as connection:
-            # A clean slate each session: the database outlives test runs (and CI reuses
-            # the machine's), so a schema left by older code must not leak in.
-            connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-            connection.execute(text("CREATE SCHEMA public"))
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     except SQLAlchemyError as error:
-        service_missing("PostgreSQL", str(error).splitlines()[0])
-    finally:
         engine.dispose()
-    return url
+        service_missing("PostgreSQL", str(error).splitlines()[0])
+    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
+    yield url.render_as_string(hide_password=False)
+    with engine.begin() as connection:
+        connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
 
 
 @pytest.fixture(scope="session")

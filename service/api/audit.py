@@ -65,16 +65,21 @@ def get_deal(table_id: str, deal: int) -> Any:
     return SCHEMAS.DealHistorySchema.dump({"table": table_id, **history})
 
 
-def _raw_rows(table_id: str) -> list[RawRow]:
+def _raw_rows(table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
+    """The stored rows exactly as kept, and the stream's recorded head."""
     with get_database().reading() as connection:
-        found = connection.scalar(select(streams.c.kind).where(streams.c.id == table_id))
-        if found != "table":
+        found = connection.execute(
+            select(streams.c.kind, streams.c.version, streams.c.head).where(
+                streams.c.id == table_id
+            )
+        ).first()
+        if found is None or found.kind != "table":
             raise ApiError(404, "not_found", f"there is no table {table_id}")
         query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
         return [
             RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
             for r in connection.execute(query)
-        ]
+        ], (found.version, found.head)
 
 
 @blueprint.get("/tables/<id:table_id>/verify")
@@ -99,7 +104,8 @@ def verify(table_id: str) -> Any:
         "404": {$ref: "#/components/responses/NotFound"}
     """
     require_organiser()
-    return SCHEMAS.VerificationSchema.dump(check(table_id, _raw_rows(table_id)).as_dict())
+    rows, head = _raw_rows(table_id)
+    return SCHEMAS.VerificationSchema.dump(check(table_id, rows, head).as_dict())
 
 
 @blueprint.get("/tables/<id:table_id>/export")
@@ -129,7 +135,7 @@ def export(table_id: str) -> Response:
         log = table_logs().load(connection, table_id)
     if viewer != ORGANISER and summary(log)["status"] != "finished":
         raise ApiError(403, "forbidden", "until the match ends only the organiser may export")
-    rows = _raw_rows(table_id)
+    rows, _ = _raw_rows(table_id)
     opened = log.opened
     return Response(
         "".join(export_lines(table_id, opened.game, opened.variant, rows)),
