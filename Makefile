@@ -10,7 +10,7 @@ WORKERS ?= 2
 THREADS ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: help install run test bench openapi worker lint clean
+.PHONY: help install run test browser bench openapi worker lint clean
 
 help:
 	@echo "make run      serve on 127.0.0.1:$(PORT) (installs, migrates, prints the organiser token)"
@@ -49,8 +49,21 @@ run: install | var
 	exec $(BIN)/gunicorn 'service.app:create_app()' --bind 127.0.0.1:$(PORT) \
 	  --workers $(WORKERS) --threads $(THREADS) --access-logfile -
 
-test: install | var
+test: install browser | var
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The browser tests drive Debian's chromium (never a browser Playwright downloads). Installed
+# here when missing and apt-get is usable (root); otherwise they skip, or fail under CI=true.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's chromium for the browser tests (tests/pages/test_browser.py)"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+	      >/dev/null; } || echo "could not install chromium: the browser tests will not run"; \
+	  else \
+	    echo "chromium is missing and apt-get is not usable here (not root): the browser tests" \
+	         "will be skipped (under CI=true they fail). Install it with: apt-get install chromium"; \
+	  fi; }
 
 bench: $(VENV)/.installed-bench
 	@shopt -s nullglob; files=(bench/engine.py); \

@@ -16,6 +16,7 @@ from typing import Any
 from domain.errors import RuleViolation
 from domain.events import TableOpened, event_type, to_data
 from domain.games import game
+from domain.rulings import Adjust
 from domain.table import ORGANISER, Viewer
 
 
@@ -157,6 +158,8 @@ def deal_history(
 def _actor(action: Any, seat: int | None) -> str:
     if action is None:
         return "engine"
+    if type(action) is Adjust:  # only the organiser rules
+        return "organiser"
     return "organiser" if seat is None else f"seat {seat}"
 
 

@@ -3,7 +3,7 @@
 A ruling is an action like any other (``Adjust`` → ``Adjusted``), recorded in the log,
 shown in the history and the totals, and re-checked by verification. It is common to
 every game; a game whose totals need more care (Bestia's chips and pot) defines
-``adjust(state, seat, points)``.
+``totals(state)``, ``check_adjust(state, seat, points)`` and ``adjust(state, seat, points)``.
 """
 
 from __future__ import annotations
@@ -42,12 +42,15 @@ def parse(body: Mapping[str, Any]) -> Adjust:
     return Adjust(seat, points, reason.strip())
 
 
-def decide(state: Any, action: Adjust) -> list[Adjusted]:
+def decide(module: Any, state: Any, action: Adjust) -> list[Adjusted]:
     """Allowed at any moment of the match, before it ends (the ranking is final then)."""
     if state.phase == "finished":
         raise RuleViolation("match_finished", "the match is over; its ranking is final")
-    if not 0 <= action.seat < len(state.totals):
+    totals = module.totals(state) if hasattr(module, "totals") else state.totals
+    if not 0 <= action.seat < len(totals):
         raise RuleViolation("unknown_seat", f"there is no seat {action.seat} at this table")
+    if hasattr(module, "check_adjust"):
+        module.check_adjust(state, action.seat, action.points)
     return [Adjusted(action.seat, action.points, action.reason)]
 
 

@@ -6,6 +6,7 @@ from flask import Flask
 
 from service import db
 from service.api import register_blueprints
+from service.cli import cardledger
 from service.config import Config
 from service.errors import register_error_handlers
 
@@ -23,4 +24,5 @@ def create_app(config: Config | None = None) -> Flask:
     db.init_app(app, config.database_url)
     register_error_handlers(app)
     register_blueprints(app)
+    app.cli.add_command(cardledger)  # flask --app service cardledger rebuild-projections
     return app

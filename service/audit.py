@@ -135,7 +135,7 @@ def export_lines(stream: str, game: str, variant: str, rows: Sequence[RawRow]) -
         "head": rows[-1].hash if rows else GENESIS,
     }
     yield json.dumps(header) + "\n"
-    for r in rows:
+    for r in rows:  # ``json.loads`` may raise on a corrupted row: the route answers 503
         yield (
             canonical_json(
                 {
@@ -192,10 +192,18 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
             )
         except (ValueError, KeyError, TypeError) as error:
             raise BadExport(number, f"line {number} is not an exported event: {error!r}") from None
-    if header.get("events") != len(rows):
+    announced = header.get("events")
+    if type(announced) is not int or announced < 0:
+        raise BadExport(1, "the header does not say how many events follow")
+    if announced < len(rows):
+        raise BadExport(
+            announced + 2,
+            f"the header announces {announced} events; line {announced + 2} is one too many",
+        )
+    if announced > len(rows):
         raise BadExport(
             len(rows) + 2,
-            f"the header announces {header.get('events')} events, the file has {len(rows)}: "
+            f"the header announces {announced} events, the file has {len(rows)}: "
             f"it was cut after line {len(rows) + 1}",
         )
     if rows and header.get("head") != rows[-1].hash:

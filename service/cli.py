@@ -1,4 +1,6 @@
-"""The `cardledger` command: small chores that `make` calls."""
+"""The `cardledger` command: small chores that `make` calls; and the Flask CLI group
+`cardledger` for chores that need the app's database
+(`flask --app service cardledger rebuild-projections`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import click
+from flask.cli import AppGroup
+
+from service import simulation_cli
 from service.config import VAR_DIR, ensure_admin_token
 from service.openapi import SPEC_PATH
 
@@ -40,9 +46,14 @@ def _openapi(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """Check an export offline: readable, hash-chained, and accepted by the rules engine."""
-    from service.audit import verify_file
+    from domain.audit import Problem
+    from service.audit import Report, verify_file
 
-    header, report = verify_file(args.file.read_text(encoding="utf-8"))
+    try:
+        header, report = verify_file(args.file.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        problem = Problem(0, "unreadable_export", f"the file is not UTF-8 text ({error.reason})")
+        header, report = None, Report(problems=[problem])
     name = f"table {header['id']} ({header['game']})" if header else str(args.file)
     if report.ok:
         print(f"{name}: OK, {report.events} events, head {report.head}")
@@ -54,6 +65,21 @@ def _verify(args: argparse.Namespace) -> int:
     return 1
 
 
+cardledger = AppGroup("cardledger", help="Card Ledger chores on the app's database.")
+
+
+@cardledger.command("rebuild-projections")
+def rebuild_projections_command() -> None:
+    """Delete every projection row (players, tournaments, standings, ratings) and
+    recompute it from the event streams, in one transaction."""
+    from service.db import get_database
+    from service.projections import rebuild_projections
+
+    with get_database().writing() as connection:
+        counts = rebuild_projections(connection)
+    click.echo(", ".join(f"{name}: {n}" for name, n in counts.items()))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cardledger", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -62,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     openapi.add_argument("-o", "--output", type=Path, default=SPEC_PATH)
     openapi.add_argument("--check", action="store_true", help="fail if the file is out of date")
     openapi.set_defaults(run=_openapi)
+    simulation_cli.add_parser(commands)
     verify = commands.add_parser("verify", help="check an exported table (JSON Lines) offline")
     verify.add_argument("file", type=Path)
     verify.set_defaults(run=_verify)

@@ -9,6 +9,7 @@ import json
 import secrets
 import uuid
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ from domain.match import MatchRules
 from domain.shuffle import seed_commitment
 from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from domain.upcast import current_schema
+from service import botplay
 from service.auth import hash_token, new_token
 from service.db import get_database
 from service.errors import ApiError
@@ -34,6 +36,8 @@ from service.eventstore import (
     canonical_json,
 )
 from service.models import idempotency_keys, seat_tokens
+from service.players import check_seat_players
+from service.projections import after_table_events
 from service.tablelog import TableLog, TableLogs
 
 LOGS_KEY = "cardledger.tablelogs"
@@ -41,7 +45,8 @@ LOGS_KEY = "cardledger.tablelogs"
 
 def table_logs(app: Flask | None = None) -> TableLogs:
     app = app or current_app
-    return app.extensions.setdefault(LOGS_KEY, TableLogs())  # type: ignore[no-any-return]
+    logs: TableLogs = app.extensions.setdefault(LOGS_KEY, TableLogs())
+    return logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +56,11 @@ class CreatedTable:
     tokens: dict[int, str]
 
 
-def create_table(spec: Mapping[str, Any]) -> CreatedTable:
+def create_table(spec: Mapping[str, Any], connection: Connection | None = None) -> CreatedTable:
     """Open a table: check the game, seats and rules with the engine, record ``TableOpened``.
 
     An omitted seed is drawn by the server and stays secret until the match ends.
+    ``connection``: open it in the caller's transaction (a tournament seating a round).
     """
     rules_module = game(spec["game"])
     options = dict(spec.get("rules") or {})
@@ -82,7 +88,10 @@ def create_table(spec: Mapping[str, Any]) -> CreatedTable:
     table_id = uuid.uuid4().hex
     opened = TableOpened.of(table)
     tokens = {s: new_token() for s, seat in enumerate(table.seats) if not seat.bot}
-    with get_database().writing() as connection:
+    own_transaction = connection is None
+    writing = get_database().writing() if connection is None else nullcontext(connection)
+    with writing as connection:
+        check_seat_players(connection, table.seats)
         rows = EventStore(connection).create(
             table_id, "table", [NewEvent("TableOpened", to_data(opened), actor=ORGANISER)]
         )
@@ -96,6 +105,8 @@ def create_table(spec: Mapping[str, Any]) -> CreatedTable:
             )
     log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
     table_logs().remember(log)
+    if own_transaction:  # else the caller's transaction is still open: the caller schedules
+        botplay.after_action(log)
     return CreatedTable(table_id, log, tokens)
 
 
@@ -146,22 +157,30 @@ def act(
     viewer_of: Any,
     expected: int | None = None,
     key: str | None = None,
+    actor: str | None = None,
+    autoplay: bool = True,
 ) -> Accepted:
     """Validate ``body`` with the engine and append what it causes, in one transaction.
 
     ``viewer_of(connection, table_id)`` says who asks. ``expected`` (If-Match) must be the
     current version, else 409; without it, an action that lost a race to another writer
     is decided again on the new state (a few times). An ``Idempotency-Key`` seen before
-    returns the first response and appends nothing.
+    returns the first response and appends nothing. ``actor`` names who acted in the
+    log when it is not the caller (``bot random seat 2``). Once recorded, an action that
+    leaves a bot to move schedules it (``service.botplay``), unless ``autoplay`` is off:
+    the bots' own loop.
     """
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return _act_once(table_id, body, viewer_of, expected, key)
+            accepted, after = _act_once(table_id, body, viewer_of, expected, key, actor)
+            if autoplay and after is not None:
+                botplay.after_action(after)
+            return accepted
         except (VersionConflict, IntegrityError) as conflict:
             if expected is not None or attempt == ATTEMPTS:
                 with get_database().reading() as connection:
                     current = EventStore(connection).head(table_id)[0]
-                raise VersionConflict(table_id, expected or 0, current) from conflict
+                raise VersionConflict(table_id, expected, current) from conflict
     raise AssertionError("unreachable")
 
 
@@ -174,7 +193,8 @@ def _act_once(
     viewer_of: Any,
     expected: int | None,
     key: str | None,
-) -> Accepted:
+    actor: str | None = None,
+) -> tuple[Accepted, TableLog | None]:
     logs = table_logs()
     with get_database().writing() as connection:
         viewer = viewer_of(connection, table_id)
@@ -182,7 +202,7 @@ def _act_once(
         _lock(connection, table_id)  # one writer per table at a time, on every backend
         request_hash = _request_hash(body, expected, viewer)
         if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
-            return seen
+            return seen, None
         log = logs.load(connection, table_id)
         if expected is not None and expected != log.version:
             raise VersionConflict(table_id, expected, log.version)
@@ -194,7 +214,7 @@ def _act_once(
         rows = EventStore(connection).append(
             table_id,
             log.version,
-            recorded(events, viewer),
+            recorded(events, viewer, actor),
             previous_hash=log.rows[-1].hash,
         )
         after = TableLog(
@@ -203,6 +223,7 @@ def _act_once(
             log.events + tuple(events),
             _fold(rules, log.state, events),
         )
+        after_table_events(connection, after, events)  # standings and ratings, same transaction
         accepted = Accepted(
             201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}
         )
@@ -217,17 +238,18 @@ def _act_once(
                 )
             )
     logs.remember(after)
-    return accepted
+    return accepted, after
 
 
-def recorded(events: list[Any], viewer: Viewer) -> list[NewEvent]:
+def recorded(events: list[Any], viewer: Viewer, actor: str | None = None) -> list[NewEvent]:
     """Domain events as rows to append, each with its type's current schema version; the
-    first records the caller's action, the rest are what the engine caused."""
+    first records the caller's action (by ``actor`` when given), the rest are what the
+    engine caused."""
+    caller = actor or ("organiser" if viewer == ORGANISER else f"seat {viewer}")
     out = []
     for i, e in enumerate(events):
         kind = event_type(e)
-        actor = ("organiser" if viewer == ORGANISER else f"seat {viewer}") if i == 0 else "engine"
-        out.append(NewEvent(kind, to_data(e), current_schema(kind), actor))
+        out.append(NewEvent(kind, to_data(e), current_schema(kind), caller if i == 0 else "engine"))
     return out
 
 

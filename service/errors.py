@@ -11,6 +11,7 @@ from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, Request, Response, jsonify
+from kombu.exceptions import OperationalError as BrokerError
 from marshmallow import ValidationError
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
@@ -140,6 +141,13 @@ def _database_unavailable(error: OperationalError) -> Response:
     return problem(503, "database_unavailable", "The database is unavailable; try again later.")
 
 
+def _broker_unavailable(error: BrokerError) -> Response:
+    logger.warning("broker unavailable: %s", error)
+    return problem(
+        503, "broker_unavailable", "The task broker (Redis) is unavailable; try again later."
+    )
+
+
 def _rule_violation(error: RuleViolation) -> Response:
     """A broken rule: 409 when it is only the wrong moment, else 422."""
     status = 409 if error.code in WRONG_TIME_CODES else 422
@@ -166,6 +174,7 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_exception)
     app.register_error_handler(ValidationError, _validation_error)
     app.register_error_handler(OperationalError, _database_unavailable)
+    app.register_error_handler(BrokerError, _broker_unavailable)
     app.register_error_handler(RuleViolation, _rule_violation)
     app.register_error_handler(VersionConflict, _version_conflict)
     app.register_error_handler(Exception, _unexpected)

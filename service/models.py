@@ -1,4 +1,6 @@
 """The database tables. Event rows are append-only: no code path updates or deletes them.
+Projection rows (players, tournaments, standings) are read models: any of them can be
+deleted and recomputed from the streams (``flask --app service cardledger rebuild-projections``).
 
 ``streams`` holds each stream's head (version and hash) so an append can check its
 expected version with one guarded UPDATE; ``events`` holds the immutable log.
@@ -8,8 +10,11 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
+    Float,
     ForeignKey,
+    Index,
     Integer,
     PrimaryKeyConstraint,
     String,
@@ -65,4 +70,85 @@ idempotency_keys = Table(
     Column("status", Integer, nullable=False),
     Column("response", Text, nullable=False),
     PrimaryKeyConstraint("stream", "key"),
+)
+
+# --- projections: read models rebuilt from the streams (``service/projections.py``) ---------
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("name", String(80), nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("rated_tables", Integer, nullable=False),
+)
+
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("name", String(120), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("rounds_played", Integer, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+tournament_tables = Table(
+    "tournament_tables",
+    metadata,
+    Column("table_id", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("tournament_id", String(64), ForeignKey("streams.id"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("number", Integer, nullable=False),
+)
+
+standings = Table(
+    "standings",
+    metadata,
+    Column("tournament_id", String(64), ForeignKey("streams.id"), nullable=False),
+    Column("entry", Integer, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("name", String(80), nullable=False),
+    Column("player_id", String(64)),
+    Column("withdrawn", Boolean, nullable=False),
+    Column("match_points", BigInteger, nullable=False),  # in UNITs (domain.tournament.standings)
+    Column("score", BigInteger, nullable=False),
+    Column("tables", Integer, nullable=False),
+    Column("byes", Integer, nullable=False),
+    Column("buchholz", BigInteger, nullable=False),
+    Column("head_to_head", Integer),
+    PrimaryKeyConstraint("tournament_id", "entry"),
+    Index("ix_standings_position", "tournament_id", "position"),
+)
+
+# --- jobs: bot autoplay and simulations, run by Celery workers (``service/jobs.py``) ----------
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("kind", String(16), nullable=False),  # autoplay | simulation
+    Column("state", String(16), nullable=False),  # queued | running | done | failed
+    Column("params", Text, nullable=False),  # JSON: what was asked
+    Column("done", Integer, nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("result", Text),  # JSON
+    Column("error", Text),
+    Column("table_id", String(64)),
+    Column("created_at", String(32), nullable=False),
+    Column("updated_at", String(32), nullable=False),
+)
+
+job_chunks = Table(
+    "job_chunks",
+    metadata,
+    Column("job_id", String(32), ForeignKey("jobs.id"), nullable=False),
+    Column("chunk", Integer, nullable=False),
+    Column("result", Text, nullable=False),  # JSON: [totals, ranking] per match, in order
+    PrimaryKeyConstraint("job_id", "chunk"),
 )

@@ -18,7 +18,9 @@ from flask import Flask
 from service import __version__
 from service.config import PROJECT_ROOT
 from service.schemas import HealthSchema, ProblemSchema
+from service.schemas import jobs as j
 from service.schemas import tables as t
+from service.schemas import tournaments as tn
 
 SPEC_PATH = PROJECT_ROOT / "openapi.yaml"
 OPENAPI_VERSION = "3.0.3"  # 3.0 rather than 3.1: best supported by schemathesis and client tools
@@ -36,6 +38,18 @@ SCHEMAS = {
     "EventPage": t.EventPageSchema,
     "DealHistory": t.DealHistorySchema,
     "Verification": t.VerificationSchema,
+    "SimulationCreate": j.SimulationCreateSchema,
+    "JobCreated": j.JobCreatedSchema,
+    "Job": j.JobSchema,
+    "TournamentCreate": tn.TournamentCreateSchema,
+    "Tournament": tn.TournamentSchema,
+    "EntryCreate": tn.EntryCreateSchema,
+    "Entry": tn.EntrySchema,
+    "RoundSeated": tn.RoundSeatedSchema,
+    "Standings": tn.StandingsSchema,
+    "PlayerCreate": tn.PlayerCreateSchema,
+    "Player": tn.PlayerSchema,
+    "Ladder": tn.LadderSchema,
 }
 #: Error responses the routes refer to as ``#/components/responses/<name>``.
 RESPONSES = {
@@ -45,6 +59,7 @@ RESPONSES = {
     "NotFound": "No such resource.",
     "Conflict": "Version conflict (`version_conflict`) or the wrong moment for this action.",
     "Unprocessable": "Well-formed but invalid (`validation_error`) or against the rules.",
+    "Unavailable": "A backing service this needs is down (`broker_unavailable`).",
 }
 
 

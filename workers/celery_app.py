@@ -1,18 +1,56 @@
-"""The Celery app (`celery -A workers.celery_app worker`).
+"""The Celery app (`celery -A workers.celery_app worker`, which `make worker` runs).
 
 Without `REDIS_URL` tasks run eagerly, in the process that enqueues them, so a single
-`make run` needs no broker; with it, a task survives a worker crash (acks late + reject on
-worker lost) and is redelivered, which the idempotent command path makes safe.
+`make run` needs no broker; with it, Redis is both broker and result backend, and a task
+survives a worker crash (acks late + reject on worker lost: the message stays in Redis
+until the task finished, and is delivered again if the worker died), which the
+idempotent command path makes safe.
+
+Two optional settings, from the environment:
+
+- `CARDLEDGER_BROKER_PREFIX`: a prefix for every key Celery keeps in Redis, so several
+  deployments (or test runs) can share one Redis without taking each other's tasks.
+- `CARDLEDGER_VISIBILITY_TIMEOUT` (seconds, default 3600): how long a task taken by a
+  worker that then vanished (killed, machine lost) waits before another worker gets it.
+  Keep it above the longest task (a simulation chunk takes seconds, autoplay minutes).
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
 
 from celery import Celery
 
 from service.config import Config
 
+DEFAULT_VISIBILITY_TIMEOUT = 3600
+BROKER_CONNECT_TIMEOUT = 2.0
 
-def make_celery(redis_url: str | None) -> Celery:
+
+def transport_options(env: Mapping[str, str]) -> dict[str, Any]:
+    """Redis transport options from the environment (see the module docstring)."""
+    options: dict[str, Any] = {"socket_connect_timeout": BROKER_CONNECT_TIMEOUT}
+    prefix = env.get("CARDLEDGER_BROKER_PREFIX", "").strip()
+    if prefix:
+        options["global_keyprefix"] = prefix
+    timeout = int(env.get("CARDLEDGER_VISIBILITY_TIMEOUT", "") or DEFAULT_VISIBILITY_TIMEOUT)
+    options["visibility_timeout"] = timeout
+    # Redis only hands an abandoned task on when a worker sweeps for them: sweep at
+    # least as often as the timeout, so a short timeout really is short.
+    options["unacked_restore_interval"] = max(1, min(10, timeout // 2))
+    options["unacked_restore_throttle"] = 1
+    return options
+
+
+def make_celery(
+    redis_url: str | None, env: Mapping[str, str] | None = None, *, publisher: bool = False
+) -> Celery:
+    """The Celery app for ``redis_url`` (eager without one). ``publisher``: the web
+    side's, which only sends tasks and must fail fast when Redis is down (a request
+    then answers 503 at once), where a worker keeps retrying until Redis is back."""
+    env = os.environ if env is None else env
     celery = Celery("cardledger", include=["workers.tasks"])
     celery.conf.update(
         task_serializer="json",
@@ -25,7 +63,19 @@ def make_celery(redis_url: str | None) -> Celery:
         broker_connection_retry_on_startup=True,
     )
     if redis_url:
-        celery.conf.update(broker_url=redis_url, result_backend=redis_url)
+        options = transport_options(env)
+        if publisher:
+            options |= {"max_retries": 1, "interval_start": 0, "interval_step": 0.1}
+        celery.conf.update(
+            broker_url=redis_url,
+            result_backend=redis_url,
+            broker_transport_options=options,
+            result_backend_transport_options={
+                k: v for k, v in options.items() if k in ("global_keyprefix",)
+            },
+            broker_connection_timeout=BROKER_CONNECT_TIMEOUT,
+            redis_socket_connect_timeout=BROKER_CONNECT_TIMEOUT,
+        )
     else:
         celery.conf.update(
             broker_url="memory://",

@@ -16,9 +16,9 @@ from typing import Any
 
 from domain import rulings
 from domain.errors import RuleViolation
-from domain.games import bottle_imp, oh_quay
+from domain.games import bestia, bottle_imp, oh_quay
 
-GAMES: dict[str, ModuleType] = {module.GAME_ID: module for module in (bottle_imp, oh_quay)}
+GAMES: dict[str, ModuleType] = {m.GAME_ID: m for m in (bottle_imp, bestia, oh_quay)}
 
 
 class Rules:
@@ -46,7 +46,7 @@ class Rules:
 
     def decide(self, state: Any, action: Any) -> list[Any]:
         if type(action) is rulings.Adjust:
-            return rulings.decide(state, action)
+            return rulings.decide(self.module, state, action)
         return self.module.decide(state, action)
 
     def evolve(self, state: Any, event: Any) -> Any:

@@ -137,8 +137,14 @@ def export(table_id: str) -> Response:
         raise ApiError(403, "forbidden", "until the match ends only the organiser may export")
     rows, _ = _raw_rows(table_id)
     opened = log.opened
+    try:
+        text = "".join(export_lines(table_id, opened.game, opened.variant, rows))
+    except ValueError as error:
+        raise ApiError(
+            503, "unreadable_log", f"a stored row of table {table_id} is not JSON: {error}"
+        ) from None
     return Response(
-        "".join(export_lines(table_id, opened.game, opened.variant, rows)),
+        text,
         mimetype="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="table-{table_id}.jsonl"'},
     )

@@ -13,7 +13,9 @@ from marshmallow import (
     validates_schema,
 )
 
-GAMES = ("bottle-imp", "oh-quay")
+from domain.bots import BOT_NAMES
+
+GAMES = ("bottle-imp", "bestia", "oh-quay")
 ACTION_TYPES = (
     "deal",
     "discard",
@@ -36,7 +38,9 @@ class SeatSchema(Schema):
         unknown = RAISE
 
     name = fields.String(validate=validate.Length(min=1, max=80))
-    bot = fields.String(validate=validate.OneOf(["random"]))
+    bot = fields.String(
+        validate=validate.OneOf(BOT_NAMES), metadata={"description": "A bot of domain.bots."}
+    )
     player_id = fields.String(validate=validate.Length(min=1, max=64))
 
     @validates_schema
@@ -232,7 +236,8 @@ class DealEventSchema(Schema):
     type = fields.String(required=True)
     seat = fields.Integer(allow_none=True)
     by = fields.String(
-        required=True, metadata={"description": "`organiser`, `seat N` or `engine`."}
+        required=True,
+        metadata={"description": "`organiser`, `seat N`, `bot <name> seat N` or `engine`."},
     )
     data = fields.Dict(required=True)
     legal = fields.List(

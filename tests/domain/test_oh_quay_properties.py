@@ -151,9 +151,9 @@ def play_match(table: Table, rng: random.Random) -> Iterator[Step]:
     """A whole match of random legal actions; it must end within the turn caps."""
     state = g.initial_state(table)
     max_turns = table.options.get("max_turns", 200)
-    deals = table.match.max_deals or 1
+    deals = table.match.max_deals or 50  # a target alone: games go on until it is reached
     # per turn: a load, a launch and at most one take; plus a deal per game
-    for _ in range(deals * (3 * max_turns + 1)):
+    for _ in range(deals * (3 * max_turns + 1) + 1):  # + 1: see the final state
         if state.phase == "finished":
             return
         seats = g.to_act(state)

@@ -29,6 +29,7 @@ def check_options(table: Table) -> None:
     for name in table.options:
         raise RuleViolation("unknown_option", f"The Bottle Imp has no rule option {name!r}")
 
+
 __all__ = [
     "DEFAULT_VARIANT",
     "EVENT_TYPES",

@@ -143,7 +143,7 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
     if phase == "playing":  # the hot path: rule 3, follow the suit led if you can
         trick = s.trick
         i = len(trick)
-        if s.turn[i] != seat:
+        if i == len(s.turn) or s.turn[i] != seat:  # a full trick waits for the engine
             return []
         slot = s.order[i]
         variant = s.table.variant
@@ -191,7 +191,9 @@ def to_act(state: State) -> tuple[int, ...]:
     """The seats the table waits for (Lopaka never: it plays by itself)."""
     s = state
     if s.phase == "playing":
-        return (s.turn[len(s.trick)],)
+        i = len(s.trick)
+        # a full trick is completed by the engine in the same transaction: nobody acts
+        return (s.turn[i],) if i < len(s.turn) else ()
     variant = s.table.variant
     if s.phase == "waiting_for_deal":
         return (s.dealer,)

@@ -1,0 +1,138 @@
+"""What every bot shares: the random choice, the seat's observation, and the
+determinized Monte Carlo search loop.
+
+The search is *perfect-information Monte Carlo* over an information set: each round
+samples one world (the hidden cards dealt out consistently with the seat's
+observation), plays every candidate out in it with the same policy randomness (common
+random numbers, so candidates are compared on equal terms), and the candidate with the
+best average outcome wins. The budget counts playouts, so a decision's cost is bounded
+whatever the position.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from domain.errors import RuleViolation
+from domain.events import event_type, to_data
+
+T = TypeVar("T")
+W = TypeVar("W")
+
+
+def legal_bodies(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The seat's legal actions; a bot asked to act when it may not is a caller's bug."""
+    legal = view.get("legal_actions") or []
+    if not legal:
+        raise RuleViolation("no_legal_action", "this seat has nothing to do now")
+    return list(legal)
+
+
+def random_choice(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The ``random`` bot: uniform over the legal actions."""
+    legal = legal_bodies(view)
+    return dict(legal[rng.randrange(len(legal))])
+
+
+def current_deal(events: Sequence[Any]) -> Sequence[Any]:
+    """The events of the current deal: from its ``DealStarted`` on (empty before one)."""
+    for i in range(len(events) - 1, -1, -1):
+        if event_type(events[i]) == "DealStarted":
+            return events[i:]
+    return ()
+
+
+def observe(rules: Any, state: Any, seat: int, deal_events: Sequence[Any]) -> dict[str, Any]:
+    """What ``seat`` knows, JSON-ready: its view, its seat number, and ``log``, the
+    current deal's events as this seat may see them (hidden cards already ``None``).
+
+    This is all a bot ever receives: the state stays here.
+    """
+    view = rules.view(state, seat)
+    shown = rules.visible_events(list(deal_events), seat) if deal_events else []
+    view["seat"] = seat
+    view["log"] = [{"type": event_type(e), "data": to_data(e)} for e in shown]
+    return view
+
+
+def search(
+    candidates: Sequence[T],
+    sample: Callable[[random.Random], W],
+    playout: Callable[[W, T, random.Random], float],
+    budget: int,
+    rng: random.Random,
+) -> T:
+    """The candidate with the best mean playout value, ``budget`` playouts in all.
+
+    Sequential halving: the budget is spread over ``ceil(log2(k))`` rounds; each round
+    plays every remaining candidate out in the same fresh worlds (common random numbers,
+    so they are compared on equal terms) and keeps the better half by mean value so far.
+    Clear losers stop costing playouts early and the close calls get the rest.
+    Candidates come best-first by the caller's heuristic: ties (and a budget too small
+    to try them all) keep that order.
+    """
+    alive = list(range(len(candidates)))
+    if len(alive) == 1 or budget < len(alive):
+        return candidates[0]
+    rounds = max(1, math.ceil(math.log2(len(alive))))
+    totals = [0.0] * len(candidates)
+    counts = [0] * len(candidates)
+    for r in range(rounds):
+        worlds = max(1, budget // (rounds * len(alive)))
+        for _ in range(worlds):
+            world = sample(rng)
+            seed = rng.getrandbits(64)
+            for i in alive:
+                totals[i] += playout(world, candidates[i], random.Random(seed))
+                counts[i] += 1
+        alive.sort(key=lambda i: (-totals[i] / counts[i], i))
+        if r < rounds - 1:
+            alive = alive[: math.ceil(len(alive) / 2)]
+    return candidates[alive[0]]
+
+
+def weighted_fill(
+    pool: list[T],
+    capacity: list[int],
+    allowed: Callable[[int, T], bool],
+    rng: random.Random,
+    tries: int = 8,
+) -> list[list[T]]:
+    """Deal the ``pool`` into bins of the given ``capacity`` so that every card lands
+    where ``allowed(bin, card)`` (a hand known to be void of a suit gets none of it).
+
+    First by rejection: a uniform deal kept only if it breaks no constraint, which is
+    exactly uniform over the consistent deals. When constraints are too tight for that,
+    cards with the fewest possible bins go first; when even that fails, the constraints
+    are dropped rather than the decision (they are only inferences)."""
+    for _ in range(tries):
+        cards = pool[:]
+        rng.shuffle(cards)
+        bins: list[list[T]] = []
+        i = 0
+        for size in capacity:
+            bins.append(cards[i : i + size])
+            i += size
+        if all(allowed(b, c) for b, part in enumerate(bins) for c in part):
+            return bins
+    nbins = len(capacity)
+    for strict in (True, True, True, False):
+        cards = pool[:]
+        rng.shuffle(cards)
+        options_of = {c: [b for b in range(nbins) if not strict or allowed(b, c)] for c in cards}
+        cards.sort(key=lambda c: len(options_of[c]))
+        left = capacity[:]
+        bins = [[] for _ in capacity]
+        for card in cards:
+            options = [b for b in options_of[card] if left[b]]
+            if not options:
+                break
+            b = rng.choices(options, [left[b] for b in options])[0]
+            bins[b].append(card)
+            left[b] -= 1
+        else:
+            return bins
+    raise AssertionError("the pool does not fit the bins")

@@ -1,0 +1,54 @@
+"""Bestia, the Spanish Five-Card Loo (game id ``bestia``), as a decider: ``rules/bestia.md``.
+
+``initial_state(table)``, ``decide(state, action) -> events``, ``evolve(state, event)``,
+``legal_actions(state, seat)``, ``view(state, viewer)``; one variant, ``standard``, for
+3 to 8 players, with the table options of the rules text (``options.py``).
+"""
+
+from domain.games.bestia.actions import body, legal_actions, parse, to_act
+from domain.games.bestia.audit import action_of, adjust, check_adjust, totals
+from domain.games.bestia.cards import names_of
+from domain.games.bestia.decide import decide
+from domain.games.bestia.evolve import evolve, initial_state
+from domain.games.bestia.model import EVENT_TYPES, ORGANISER, State
+from domain.games.bestia.options import check_options
+from domain.games.bestia.view import view, visible_events
+from domain.match import MatchRules
+
+GAME_ID = "bestia"
+DEFAULT_VARIANT = "standard"
+
+
+def default_match(players: int) -> MatchRules:
+    """Everybody deals twice: ``max_deals`` = 2 * players, no target (rules/bestia.md)."""
+    return MatchRules(target_score=None, max_deals=2 * players)
+
+
+def cards_of(mask: int) -> list[str]:
+    """The cards of a hand mask (``State.hands[seat]``), in canonical order."""
+    return names_of(mask)
+
+
+__all__ = [
+    "DEFAULT_VARIANT",
+    "EVENT_TYPES",
+    "GAME_ID",
+    "ORGANISER",
+    "State",
+    "action_of",
+    "adjust",
+    "body",
+    "cards_of",
+    "check_adjust",
+    "check_options",
+    "decide",
+    "default_match",
+    "evolve",
+    "initial_state",
+    "legal_actions",
+    "parse",
+    "to_act",
+    "totals",
+    "view",
+    "visible_events",
+]

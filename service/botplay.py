@@ -1,0 +1,119 @@
+"""Bot seats move by themselves, through the same command path as a person.
+
+``play_bots`` is the autoplay loop: while a bot seat is among those the table waits
+for, it shows the bot that seat's observation only (``domain.bots.common.observe``),
+seeds the decision from (table seed, version, seat), and submits the chosen action with
+``act`` at the expected version under the idempotency key ``bot:{version}:{seat}``. Two
+loops racing on one table therefore never both append: the loser either finds its key
+(same decision, already recorded) or a newer version, and reloads.
+
+``after_action`` is the trigger: after an action (or a table's opening) leaves a bot
+to move, it enqueues ``cardledger.autoplay``; in eager mode that runs before the
+response returns. Bot moves themselves never trigger it (the loop is already running).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kombu.exceptions import OperationalError as BrokerError
+
+from domain.bots import bot, decision_rng
+from domain.bots.common import current_deal, observe
+from service import jobs
+from service.db import get_database
+from service.eventstore import VersionConflict
+from service.tablelog import TableLog
+
+logger = logging.getLogger(__name__)
+
+AUTOPLAY_TASK = "cardledger.autoplay"
+
+
+def bot_to_move(log: TableLog) -> tuple[int, str] | None:
+    """The first bot seat the table waits for, with its bot's name; else None."""
+    seats = log.opened.seats
+    for seat in log.rules.to_act(log.state):
+        if seat < len(seats) and (name := seats[seat].get("bot")):
+            return seat, str(name)
+    return None
+
+
+def choose(log: TableLog, seat: int, name: str) -> dict[str, Any]:
+    """The bot's action at ``seat``, from that seat's observation only."""
+    rules = log.rules
+    observation = observe(rules, log.state, seat, current_deal(log.events))
+    seed = log.opened.seed or log.id
+    return bot(name).choose(log.opened.game, observation, decision_rng(seed, log.version, seat))
+
+
+def play_bots(
+    table_id: str,
+    *,
+    seconds: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Play bot moves at ``table_id`` until a person must act or the match ends (or
+    ``seconds`` ran out): what happened, for the job's result."""
+    from service.commands import act, table_logs
+
+    deadline = time.monotonic() + seconds if seconds is not None else None
+    moves = conflicts = 0
+    while True:
+        with get_database().reading() as connection:
+            log = table_logs().load(connection, table_id)
+        found = bot_to_move(log)
+        if found is None:
+            stopped = "finished" if log.state.phase == "finished" else "waiting_for_person"
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            stopped = "time_budget"
+            break
+        seat, name = found
+        body = choose(log, seat, name)
+        try:
+            act(
+                table_id,
+                body,
+                lambda _connection, _table, seat=seat: seat,
+                expected=log.version,
+                key=f"bot:{log.version}:{seat}",
+                actor=f"bot {name} seat {seat}",
+                autoplay=False,
+            )
+        except VersionConflict:
+            conflicts += 1  # another writer moved first: reload and look again
+            continue
+        moves += 1
+        if progress is not None:
+            progress(moves)
+    return {
+        "table": table_id,
+        "moves": moves,
+        "conflicts": conflicts,
+        "version": log.version,
+        "status": log.rules.view(log.state, None)["status"],
+        "to_act": list(log.rules.to_act(log.state)),
+        "stopped": stopped,
+    }
+
+
+def after_action(log: TableLog) -> None:
+    """Enqueue autoplay when ``log`` leaves a bot to move. A broker that is down does
+    not undo the action: it is logged, and ``POST /tables/{id}/autoplay`` resumes."""
+    if bot_to_move(log) is None:
+        return
+    eager = jobs.is_eager()
+    try:
+        jobs.enqueue(AUTOPLAY_TASK, log.id, None, jobs.EAGER_AUTOPLAY_SECONDS if eager else None)
+    except BrokerError as error:
+        logger.warning("table %s: bots cannot be scheduled, broker down: %s", log.id, error)
+    except Exception:
+        if not eager:
+            raise
+        # In-process, a failing bot must not turn the person's recorded action into an
+        # error: the table simply waits, and POST /tables/{id}/autoplay reports why.
+        logger.exception("table %s: autoplay failed", log.id)

@@ -1,0 +1,263 @@
+"""Jobs: bot autoplay and simulations, stored in the database and run by Celery.
+
+A job row says what was asked, its state (``queued`` → ``running`` → ``done`` or
+``failed``), its progress and its result, so ``GET /jobs/{id}`` answers from the
+database whatever the result backend (and while Redis is down).
+
+A simulation is split into fixed chunks of matches (``domain.bots.simulate.CHUNK``),
+one task each, run as a Celery group; each chunk writes its per-match results once
+(``job_chunks``' primary key), under a lock on the job row, and the chunk that completes
+the set merges them in match order. So a chunk redone after a worker died cannot count
+twice, exactly one chunk merges, and the result is the same on any number of workers.
+
+Without ``REDIS_URL`` tasks run in the request (Celery's eager mode), within a time
+budget so a request stays a request: autoplay stops after ``EAGER_AUTOPLAY_SECONDS``
+(the next action or ``POST /tables/{id}/autoplay`` goes on), and a simulation runs only
+if small (``EAGER_SIMULATION_MATCHES``, no Monte Carlo seat, done within
+``EAGER_SIMULATION_SECONDS``); a larger one fails at once and says to start a worker.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from typing import Any
+
+import redis
+from celery import Celery
+from flask import Flask, current_app
+from kombu.exceptions import OperationalError as BrokerError
+from sqlalchemy import Connection, func, insert, select, update
+
+from domain.bots.simulate import Simulation, Stopped, result, run_chunk
+from service.config import Config
+from service.db import get_database
+from service.errors import ApiError
+from service.eventstore import now
+from service.models import job_chunks, jobs
+
+logger = logging.getLogger(__name__)
+
+CELERY_KEY = "cardledger.celery"
+EAGER_AUTOPLAY_SECONDS = 1.0
+EAGER_SIMULATION_SECONDS = 2.0
+#: In-request simulations: at most this many matches, and no Monte Carlo seat.
+EAGER_SIMULATION_MATCHES = 20
+TOO_LARGE = (
+    "this simulation is too large to run inside a request (no REDIS_URL): start Redis "
+    "and `make worker`, or run `cardledger simulate`"
+)
+
+AUTOPLAY, SIMULATION = "autoplay", "simulation"
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+
+# --- the Celery client of a Flask app -----------------------------------------------------
+
+
+def celery_for(app: Flask | None = None) -> Celery:
+    """The app's Celery (eager without ``REDIS_URL``), built once per app."""
+    import workers.tasks  # noqa: F401  (registers the shared tasks with every app)
+    from workers.celery_app import make_celery
+
+    app = app or current_app
+    celery: Celery | None = app.extensions.get(CELERY_KEY)
+    if celery is None:
+        config: Config = app.config["CARDLEDGER"]
+        celery = app.extensions.setdefault(
+            CELERY_KEY, make_celery(config.redis_url, publisher=True)
+        )
+    return celery
+
+
+def is_eager(app: Flask | None = None) -> bool:
+    return bool(celery_for(app).conf.task_always_eager)
+
+
+def enqueue(task: str, *args: Any) -> None:
+    """Send a task; a broker that cannot take it raises kombu's ``OperationalError``,
+    which the API answers with 503 ``broker_unavailable``."""
+    celery = celery_for()
+    try:
+        celery.tasks[task].apply_async(args=args, retry=False)
+    except (redis.RedisError, OSError) as error:
+        raise BrokerError(str(error)) from error
+
+
+# --- job rows ---------------------------------------------------------------------------------
+
+
+def create(
+    kind: str, params: dict[str, Any], total: int | None, table_id: str | None = None
+) -> str:
+    """A new job row, ``queued``; ``total`` None when the work is not known in advance."""
+    job_id = uuid.uuid4().hex
+    at = now()
+    with get_database().writing() as connection:
+        connection.execute(
+            insert(jobs).values(
+                id=job_id,
+                kind=kind,
+                state=QUEUED,
+                params=json.dumps(params),
+                done=0,
+                total=total if total is not None else -1,
+                result=None,
+                error=None,
+                table_id=table_id,
+                created_at=at,
+                updated_at=at,
+            )
+        )
+    return job_id
+
+
+def view(connection: Connection, job_id: str) -> dict[str, Any]:
+    """A job as ``GET /jobs/{id}`` shows it."""
+    row = connection.execute(select(jobs).where(jobs.c.id == job_id)).first()
+    if row is None:
+        raise ApiError(404, "not_found", f"there is no job {job_id}")
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "state": row.state,
+        "progress": {"done": row.done, "total": row.total if row.total >= 0 else None},
+        "result": json.loads(row.result) if row.result is not None else None,
+        "error": row.error,
+        "table": row.table_id,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+    }
+
+
+def _set(job_id: str, **values: Any) -> None:
+    with get_database().writing() as connection:
+        connection.execute(
+            update(jobs).where(jobs.c.id == job_id).values(updated_at=now(), **values)
+        )
+
+
+def _state(job_id: str) -> str | None:
+    with get_database().reading() as connection:
+        state: str | None = connection.scalar(select(jobs.c.state).where(jobs.c.id == job_id))
+    return state
+
+
+def fail(job_id: str, error: str) -> None:
+    """Mark the job failed (a job already failed keeps its first error)."""
+    if _state(job_id) != FAILED:
+        _set(job_id, state=FAILED, error=error)
+
+
+# --- autoplay -----------------------------------------------------------------------------------
+
+
+def run_autoplay(table_id: str, job_id: str | None, seconds: float | None) -> dict[str, Any]:
+    """The ``cardledger.autoplay`` task: bot moves until a person must act, the match
+    ends, or (in eager mode) the time budget is spent."""
+    from service.botplay import play_bots
+
+    if job_id is not None:
+        if _state(job_id) in (DONE, FAILED):
+            return {}
+        _set(job_id, state=RUNNING)
+
+    def progress(moves: int) -> None:
+        if job_id is not None:
+            _set(job_id, done=moves)
+
+    try:
+        outcome = play_bots(table_id, seconds=seconds, progress=progress)
+    except Exception as error:
+        if job_id is not None:
+            fail(job_id, f"{type(error).__name__}: {error}")
+        raise
+    if job_id is not None:
+        _set(job_id, state=DONE, done=outcome["moves"], total=outcome["moves"],
+             result=json.dumps(outcome))  # fmt: skip
+    return outcome
+
+
+# --- simulations --------------------------------------------------------------------------------
+
+
+def simulation_of(job_id: str) -> Simulation:
+    with get_database().reading() as connection:
+        params = connection.scalar(select(jobs.c.params).where(jobs.c.id == job_id))
+    if params is None:
+        raise ApiError(404, "not_found", f"there is no job {job_id}")
+    return Simulation.of(json.loads(params))
+
+
+def fits_in_request(sim: Simulation) -> bool:
+    """Whether an in-request (eager) simulation may try at all."""
+    return sim.matches <= EAGER_SIMULATION_MATCHES and "montecarlo" not in sim.seats
+
+
+def start_simulation(job_id: str, eager: bool = False) -> int:
+    """The ``cardledger.simulate`` task's first half: mark the job running and say how
+    many chunks to fan out (0 when it is already over)."""
+    state = _state(job_id)
+    if state in (DONE, FAILED, None):
+        return 0
+    if eager and not fits_in_request(simulation_of(job_id)):
+        fail(job_id, TOO_LARGE)
+        return 0
+    if state == QUEUED:
+        _set(job_id, state=RUNNING)
+    return len(simulation_of(job_id).chunks())
+
+
+def run_simulation_chunk(job_id: str, chunk: int, deadline: float | None = None) -> None:
+    """The ``cardledger.simulate_chunk`` task: play the chunk's matches (unless another
+    worker already stored them) and store them; the last chunk merges the job."""
+    if _state(job_id) in (DONE, FAILED):
+        return
+    with get_database().reading() as connection:
+        stored = connection.scalar(
+            select(func.count()).where(job_chunks.c.job_id == job_id, job_chunks.c.chunk == chunk)
+        )
+    if stored:
+        return
+    sim = simulation_of(job_id)
+    stop = (lambda: time.time() > deadline) if deadline is not None else None
+    try:
+        matches = run_chunk(sim, sim.chunks()[chunk], stop=stop)
+    except Stopped:
+        fail(job_id, TOO_LARGE)
+        return
+    except Exception as error:
+        fail(job_id, f"{type(error).__name__}: {error}")
+        raise
+    _store_chunk(job_id, chunk, matches, sim)
+
+
+def _store_chunk(job_id: str, chunk: int, matches: list[list[Any]], sim: Simulation) -> None:
+    database = get_database()
+    with database.writing() as connection:
+        state = connection.scalar(
+            select(jobs.c.state).where(jobs.c.id == job_id).with_for_update()
+        )  # one chunk at a time past this line, so exactly one sees the set complete
+        if state in (DONE, FAILED):
+            return
+        exists = connection.scalar(
+            select(func.count()).where(job_chunks.c.job_id == job_id, job_chunks.c.chunk == chunk)
+        )
+        if not exists:
+            connection.execute(
+                insert(job_chunks).values(job_id=job_id, chunk=chunk, result=json.dumps(matches))
+            )
+        rows = connection.execute(
+            select(job_chunks.c.chunk, job_chunks.c.result)
+            .where(job_chunks.c.job_id == job_id)
+            .order_by(job_chunks.c.chunk)
+        ).all()
+        chunks = sim.chunks()
+        done = sum(len(chunks[r.chunk]) for r in rows)
+        values: dict[str, Any] = {"done": done, "updated_at": now()}
+        if len(rows) == len(chunks):
+            merged = [match for r in rows for match in json.loads(r.result)]
+            values |= {"state": DONE, "result": json.dumps(result(sim, merged))}
+        connection.execute(update(jobs).where(jobs.c.id == job_id).values(**values))

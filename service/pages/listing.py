@@ -1,0 +1,90 @@
+"""What the club's home page lists: the latest tables and tournaments.
+
+Straight from the ``streams`` table (newest first, capped) and each table's folded log,
+so the list is as fresh as the API. A table whose log cannot be read is listed as such
+rather than taking the whole page down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from service.api.tables import summary
+from service.commands import table_logs
+from service.errors import ApiError
+from service.models import streams, tournaments
+from service.pages.scenes import seat_names
+
+LIMIT = 20
+GAME_NAMES = {"bottle-imp": "The Bottle Imp", "bestia": "Bestia", "oh-quay": "Oh Quay"}
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    id: str
+    created_at: str
+    game: str = ""
+    variant: str = ""
+    status: str = "unreadable"
+    deal: int = 0
+    players: tuple[tuple[str, int, int | None], ...] = ()  # name, total, place
+
+    @property
+    def running(self) -> bool:
+        return self.status not in ("finished", "unreadable")
+
+    @property
+    def winners(self) -> list[str]:
+        return [name for name, _, place in self.players if place == 1]
+
+
+def _table_row(connection: Connection, table_id: str, created_at: str) -> TableRow:
+    try:
+        log = table_logs().load(connection, table_id)
+    except ApiError:
+        return TableRow(table_id, created_at)
+    shown = summary(log)
+    places = shown["ranking"] or [None] * len(shown["totals"])
+    names = seat_names(log.opened)
+    return TableRow(
+        table_id,
+        created_at,
+        shown["game"],
+        shown["variant"],
+        shown["status"],
+        shown["deal"],
+        tuple(zip(names, shown["totals"], places, strict=True)),
+    )
+
+
+def recent_tables(connection: Connection, limit: int = LIMIT) -> list[TableRow]:
+    """The ``limit`` most recently opened tables, newest first."""
+    query = (
+        select(streams.c.id, streams.c.created_at)
+        .where(streams.c.kind == "table")
+        .order_by(streams.c.created_at.desc(), streams.c.id)
+        .limit(limit)
+    )
+    return [_table_row(connection, row.id, row.created_at) for row in connection.execute(query)]
+
+
+def recent_tournaments(connection: Connection, limit: int = LIMIT) -> list[dict[str, Any]]:
+    """The latest tournament streams, with their projection row where there is one."""
+    query = (
+        select(
+            streams.c.id,
+            streams.c.created_at,
+            tournaments.c.name,
+            tournaments.c.game,
+            tournaments.c.status,
+            tournaments.c.rounds_played,
+        )
+        .select_from(streams.outerjoin(tournaments, tournaments.c.id == streams.c.id))
+        .where(streams.c.kind == "tournament")
+        .order_by(streams.c.created_at.desc(), streams.c.id)
+        .limit(limit)
+    )
+    return [dict(row._mapping) for row in connection.execute(query)]

@@ -1,0 +1,96 @@
+"""``cardledger simulate``: a simulation in this process, chunk by chunk, with a
+progress bar and the result table (``rich``).
+
+It runs the very chunks a Celery worker runs for ``POST /simulations``
+(``domain.bots.simulate.run_chunk``) and merges them with the same ``result``, so the
+numbers are those the service would store for the same request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from domain.bots.simulate import Simulation, result, run_chunk
+from domain.errors import RuleViolation
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "simulate",
+        help="simulate matches between bots",
+        description="e.g. cardledger simulate --game bottle-imp "
+        "--seats heuristic,random,random --matches 1000 --seed 1",
+    )
+    parser.add_argument("--game", required=True)
+    parser.add_argument("--variant")
+    parser.add_argument("--seats", required=True, help="bot per seat, comma-separated")
+    parser.add_argument("--matches", type=int, default=100)
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--target-score", type=int)
+    parser.add_argument("--max-deals", type=int)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    sim = Simulation(
+        game=args.game,
+        seats=tuple(s.strip() for s in args.seats.split(",") if s.strip()),
+        matches=args.matches,
+        seed=str(args.seed),
+        variant=args.variant,
+        target_score=args.target_score,
+        max_deals=args.max_deals,
+    )
+    console = Console(stderr=True)
+    try:
+        sim.check()
+    except RuleViolation as error:
+        console.print(f"[red]{error.code}[/red]: {error.message}")
+        return 2
+    matches: list[list[Any]] = []
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(f"{sim.game} matches", total=sim.matches)
+        for chunk in sim.chunks():
+            matches += run_chunk(sim, chunk)
+            progress.update(task, advance=len(chunk))
+    summary = result(sim, matches)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print_table(summary, Console())
+    return 0
+
+
+def print_table(summary: dict[str, Any], console: Console) -> None:
+    title = (
+        f"{summary['game']} ({summary['variant']}), {summary['matches']} matches, "
+        f"seed {summary['seed']}"
+    )
+    table = Table(title=title)
+    for name in ("seat", "bot", "wins", "win rate", "95% interval", "mean score", "sd"):
+        table.add_column(name, justify="left" if name == "bot" else "right")
+    for row in summary["seats"]:
+        low, high = row["win_rate_ci95"]
+        table.add_row(
+            str(row["seat"]),
+            row["bot"],
+            f"{row['wins']:g}",
+            f"{row['win_rate']:.3f}",
+            f"[{low:.3f}, {high:.3f}]",
+            f"{row['mean_score']:.1f}",
+            f"{row['sd_score']:.1f}",
+        )
+    console.print(table)

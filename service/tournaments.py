@@ -1,0 +1,148 @@
+"""Tournament commands: each locks the tournament's stream, decides with the domain,
+appends, and updates the projections, in one transaction. Seating a round also opens
+the round's tables (``service.commands.create_table``) in that same transaction: the
+round is recorded with its tables, or neither exists.
+
+A table reports its end to the tournament from the table command path
+(``service.projections.after_table_events``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from domain.errors import RuleViolation
+from domain.tournament import decide as tournament
+from domain.tournament.decide import AddEntry, FinishTournament, WithdrawEntry
+from domain.tournament.state import Entry
+from service import botplay
+from service.commands import CreatedTable, create_table
+from service.db import get_database
+from service.errors import ApiError
+from service.models import standings, tournaments
+from service.players import player_names
+from service.projections import project_tables, project_tournament
+from service.tournamentlog import TournamentLog, append, start, tournament_logs
+
+#: Domain codes that mean "not now" (409) or "no such thing" (404 ``not_found``); the
+#: rest are 422.
+CONFLICT = frozenset(
+    {"round_in_progress", "tournament_finished", "entry_withdrawn", "not_enough_entries"}
+)
+NOT_FOUND = frozenset({"unknown_entry"})
+
+
+@contextmanager
+def _rules() -> Iterator[None]:
+    """The tournament's rule violations as HTTP problems with the same stable codes."""
+    try:
+        yield
+    except RuleViolation as refused:
+        if refused.code in NOT_FOUND:
+            raise ApiError(404, "not_found", refused.message) from None
+        status = 409 if refused.code in CONFLICT else 422
+        raise ApiError(status, refused.code, refused.message) from None
+
+
+def create_tournament(spec: Mapping[str, Any]) -> TournamentLog:
+    """Record a new tournament; an omitted seed is drawn and kept secret until the end
+    (each table's deal seed derives from it)."""
+    seeded = {**spec, "seed": spec.get("seed") or secrets.token_urlsafe(16)}
+    with _rules():
+        created = tournament.create(seeded)
+    with get_database().writing() as connection:
+        log = start(connection, uuid.uuid4().hex, [created])
+        project_tournament(connection, log)
+    return log
+
+
+def read_tournament(tournament_id: str) -> TournamentLog:
+    with get_database().reading() as connection:
+        return tournament_logs().load(connection, tournament_id)
+
+
+def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> Entry:
+    """Enter a guest by name, or a registered player (under the player's name)."""
+    with get_database().writing() as connection:
+        log = tournament_logs().load(connection, tournament_id, lock=True)
+        if player_id is not None:
+            known = player_names(connection, [player_id])
+            if player_id not in known:
+                raise ApiError(422, "unknown_player", f"there is no player {player_id}")
+            name = known[player_id]
+        with _rules():
+            events = tournament.decide(log.state, AddEntry(name or "", player_id))
+        log = append(connection, log, events)
+        project_tournament(connection, log)
+    return log.state.entries[events[0].entry]
+
+
+def withdraw_entry(tournament_id: str, entry: int) -> Entry:
+    """Withdraw an entry: its results stay, it is never seated again."""
+    with get_database().writing() as connection:
+        log = tournament_logs().load(connection, tournament_id, lock=True)
+        with _rules():
+            events = tournament.decide(log.state, WithdrawEntry(entry))
+        log = append(connection, log, events)
+        project_tournament(connection, log)
+    return log.state.entries[entry]
+
+
+def finish_tournament(tournament_id: str) -> TournamentLog:
+    """End the tournament between rounds (an open-ended one, or one cut short)."""
+    with get_database().writing() as connection:
+        log = tournament_logs().load(connection, tournament_id, lock=True)
+        with _rules():
+            events = tournament.decide(log.state, FinishTournament())
+        log = append(connection, log, events)
+        project_tournament(connection, log)
+    return log
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedRound:
+    """A round just seated: the tournament after it and each table as opened (with the
+    seat tokens, shown only now)."""
+
+    log: TournamentLog
+    tables: tuple[CreatedTable, ...]
+
+
+def seat_round(tournament_id: str) -> SeatedRound:
+    """Seat the next round and open its tables, all in one transaction."""
+    with get_database().writing() as connection:
+        log = tournament_logs().load(connection, tournament_id, lock=True)
+        with _rules():
+            seating = tournament.plan_round(log.state)
+        specs = tournament.table_specs(log.state, seating)
+        opened = tuple(create_table(spec, connection) for spec in specs)
+        seated = tournament.round_seated(log.state, seating, [t.id for t in opened])
+        log = append(connection, log, [seated])
+        project_tables(connection, log, [seated.round])
+        project_tournament(connection, log)
+    for table in opened:  # committed: a bot that deals first may now move
+        botplay.after_action(table.log)
+    return SeatedRound(log, opened)
+
+
+def read_standings(tournament_id: str) -> tuple[Any, Sequence[Any]]:
+    """The tournament's projection row and its standings rows, in order."""
+    with get_database().reading() as connection:
+        summary = connection.execute(
+            select(tournaments).where(tournaments.c.id == tournament_id)
+        ).first()
+        if summary is None:
+            raise ApiError(404, "not_found", f"there is no tournament {tournament_id}")
+        rows = connection.execute(
+            select(standings)
+            .where(standings.c.tournament_id == tournament_id)
+            .order_by(standings.c.position)
+        ).all()
+    return summary, rows

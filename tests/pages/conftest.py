@@ -1,0 +1,87 @@
+"""Fixtures for the browser tests: the app on a real server, the system's Chromium, and a
+screenshot of every open page under ``tests/artifacts/`` when a test fails.
+
+A missing Chromium (or Playwright) skips the browser tests locally and fails them under
+``CI=true`` (``tests/conftest.py``, ``service_missing``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from flask import Flask
+
+from service.db import get_database
+from tests.conftest import service_missing
+from tests.helpers import make_test_app
+from tests.pages.browser import launch, serve
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the test item, so fixtures can see a failure."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+@pytest.fixture(scope="module")
+def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """An app on its own SQLite file whose pages poll every 200 ms."""
+    path = tmp_path_factory.mktemp("pages") / "cardledger.db"
+    app = make_test_app(f"sqlite:///{path}")
+    app.config["PAGES_POLL_MS"] = 200
+    yield app
+    get_database(app).engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def base_url(live_app: Flask) -> Iterator[str]:
+    with serve(live_app) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError as error:
+        service_missing("Playwright", str(error))
+    with sync_playwright() as playwright:
+        try:
+            chromium = launch(playwright)
+        except (FileNotFoundError, Error) as error:
+            service_missing("Chromium", str(error).splitlines()[0])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Generator[Page, None, None]:
+    """A fresh phone-or-desktop page; page errors fail the test; screenshots on failure."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(10_000)
+    opened = context.new_page()
+    errors: list[str] = []
+    context.on("weberror", lambda error: errors.append(str(error.error)))
+    yield opened
+    failed = any(
+        getattr(getattr(request.node, f"report_{when}", None), "failed", False)
+        for when in ("setup", "call")
+    )
+    if failed:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", request.node.nodeid)
+        for i, shown in enumerate(context.pages):
+            shown.screenshot(path=str(ARTIFACTS / f"{name}-{i}.png"), full_page=True)
+    context.close()
+    assert not errors, f"errors in the page's script: {errors}"

@@ -1,0 +1,183 @@
+"""Tables for the page tests, opened and played through the JSON API as a club would, and
+what a page shows, read back from its HTML."""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from domain.games import GAMES
+from tests.factories import table_body
+from tests.helpers import ADMIN_TOKEN
+
+Json = dict[str, Any]
+Headers = dict[str, str]
+ORGANISER: Headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+#: One table body per game and variant the engine knows (Bestia once it is registered).
+BODIES: dict[str, Json] = {
+    "bottle-imp": table_body(seats=[{"name": n} for n in ("Ann", "Bo", "Cy", "Di")]),
+    "bottle-imp-3": table_body(players=3),
+    "lopaka": table_body(lopaka=True),
+    "bright-house": table_body(bright_house=True),
+    "oh-quay": table_body(game="oh-quay", players=2, rules={}, target_score=None, max_deals=1),
+    "bestia": table_body(game="bestia", players=3, rules={}, target_score=None, max_deals=2),
+}
+KINDS = [kind for kind, body in BODIES.items() if body["game"] in GAMES]
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    tokens: list[str | None]
+    body: Json
+
+    def token(self, viewer: int | str | None) -> str | None:
+        """The page token of a viewer: a seat, ``"organiser"``, or ``None`` (the public)."""
+        if viewer is None:
+            return None
+        if viewer == "organiser":
+            return ADMIN_TOKEN
+        return self.tokens[int(viewer)]
+
+    def headers(self, viewer: int | str | None) -> Headers:
+        token = self.token(viewer)
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    def query(self, viewer: int | str | None) -> str:
+        token = self.token(viewer)
+        return f"?token={token}" if token else ""
+
+
+def open_table(client: FlaskClient, kind: str = "bottle-imp", **overrides: Any) -> Table:
+    body = {**BODIES[kind], **overrides}
+    response = client.post("/tables", json=body, headers=ORGANISER)
+    assert response.status_code == 201, response.get_json()
+    created = response.get_json()
+    return Table(created["id"], [s["token"] for s in created["seats"]], body)
+
+
+def state(client: FlaskClient, table: Table, viewer: int | str | None = "organiser") -> Json:
+    response = client.get(f"/tables/{table.id}/state", headers=table.headers(viewer))
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def act(client: FlaskClient, table: Table, action: Json) -> Json:
+    response = client.post(f"/tables/{table.id}/actions", json=action, headers=ORGANISER)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def moves(client: FlaskClient, table: Table, seed: object = 0) -> Iterator[Json]:
+    """Random legal actions by the organiser, one at a time; yields the state after each."""
+    rng = random.Random(f"{table.body['game']}-{seed}")
+    while (now := state(client, table))["status"] != "finished":
+        act(client, table, rng.choice(now["legal_actions"]))
+        yield state(client, table)
+
+
+def play(
+    client: FlaskClient, table: Table, until: Callable[[Json], bool], seed: object = 0
+) -> Json:
+    """Play random legal actions until the organiser's state satisfies ``until``."""
+    now = state(client, table)
+    if until(now):
+        return now
+    for now in moves(client, table, seed):
+        if until(now):
+            return now
+    raise AssertionError("the match ended first")
+
+
+def finish(client: FlaskClient, table: Table, seed: object = 0) -> Json:
+    return play(client, table, lambda s: s["status"] == "finished", seed)
+
+
+def playing(s: Json) -> bool:
+    return s["phase"] == "playing" or s.get("launch") is not None
+
+
+# --- reading pages ---------------------------------------------------------------------------
+
+CARD_ATTR = re.compile(r'data-card="([^"]*)"')
+JSON_SCRIPT = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+
+
+def page_cards(page: str) -> list[str]:
+    """Every card the page draws (``data-card`` values), in order."""
+    return [html.unescape(c) for c in CARD_ATTR.findall(page)]
+
+
+def backs(page: str) -> int:
+    """How many face-down cards the page draws."""
+    return page.count('class="card back"')
+
+
+def embedded(page: str) -> dict[str, Any]:
+    """The JSON documents embedded in the page, by element id."""
+    return {name: json.loads(body) for name, body in JSON_SCRIPT.findall(page)}
+
+
+def leaves(value: Any) -> Iterator[Any]:
+    """Every scalar in nested lists and dicts, ``None`` left out."""
+    if isinstance(value, list | tuple):
+        for v in value:
+            yield from leaves(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from leaves(v)
+    elif value is not None:
+        yield value
+
+
+def cards_in_view(view: Json) -> set[str]:
+    """Every card a view shows, from its card-holding fields only (Bottle Imp cards are
+    integers, as are versions and sizes)."""
+    game = view["game"]
+    trick = [c["card"] for c in view["trick"]["cards"]]
+    if game == "bottle-imp":
+        parts = [view["hands"], view["discards"], view["passes"], view["received"],
+                 view["devil_trick"], view["won"], trick, view["bottle"]["price"]]  # fmt: skip
+    elif game == "bestia":
+        exchanges = [[e["discarded"], e["drawn"]] for e in view["exchanges"] if e]
+        parts = [view["hands"], exchanges, trick, view["muestra"], view["stock"],
+                 view["laid_aside"]]  # fmt: skip
+    else:
+        quays = [[q["top"], q["cards"]] for q in view["quays"]]
+        launch = (view["launch"] or {}).get("cards")
+        parts = [view["hands"], view["canals"], quays, view["score_piles"], launch]
+    return {str(c) for c in leaves(parts)}
+
+
+def hidden_in_view(view: Json) -> int:
+    """How many cards the view withholds that a page draws face down."""
+    game = view["game"]
+    if game == "bottle-imp":
+        count = 0
+        for hand, size in zip(view["hands"], view["hand_sizes"], strict=True):
+            if isinstance(size, dict):
+                count += sum(size[p] for p in size if hand[p] is None)
+            elif hand is None:
+                count += size
+        if view["devil_trick"] is None:
+            count += view["devil_trick_size"]
+        return count
+    if game == "bestia":
+        return sum(
+            size
+            for hand, size in zip(view["hands"], view["hand_sizes"], strict=True)
+            if hand is None
+        )
+    canal_backs = sum(c is None for canal in view["canals"] for c in canal)
+    quay_backs = sum(
+        0 if q["cards"] is not None else q["size"] - (q["top"] is not None) for q in view["quays"]
+    )
+    return canal_backs + quay_backs

@@ -1,0 +1,184 @@
+"""``GET /tables/{id}/deals/{k}/replay``: a finished deal, event by event, every hand open,
+each trick's winner, the bottle (or trump, or quays) at each step, the legal alternatives
+of each play marked, a permalink per step; the steps built on the server from the same
+deal history and views as the API."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.pages.tables import KINDS, ORGANISER, embedded, finish, open_table, page_cards, play
+from tests.pages.tables import Table as OpenTable
+
+Json = dict[str, Any]
+
+
+def replay(client: FlaskClient, table: OpenTable, deal: int = 1, query: str = "") -> str:
+    response = client.get(f"/tables/{table.id}/deals/{deal}/replay{query}")
+    assert response.status_code == 200, response.get_data(as_text=True)[:500]
+    assert response.mimetype == "text/html"
+    return response.get_data(as_text=True)
+
+
+def history(client: FlaskClient, table: OpenTable, deal: int = 1) -> Json:
+    response = client.get(f"/tables/{table.id}/deals/{deal}", headers=ORGANISER)
+    assert response.status_code == 200
+    return response.get_json()
+
+
+def slots(pile: Json) -> list[Json]:
+    return [s if isinstance(s, dict) else {"c": s} for s in pile["slots"]]
+
+
+def marked(step: Json, mark: str, seat: int | None = None) -> list[Any]:
+    """The cards of a step's scene carrying ``mark`` (in ``seat``'s hand piles only)."""
+    scene = step["scene"]
+    if seat is None:
+        piles = scene["centre"] + [p for s in scene["seats"] for p in s["piles"]]
+    else:
+        piles = [p for p in scene["seats"][seat]["piles"] if "hand" in p["kind"]]
+    return [s["c"] for p in piles for s in slots(p) if mark in s.get("m", "").split()]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_finished_deal_replays_every_event_of_its_history(client: FlaskClient, kind: str) -> None:
+    table = open_table(client, kind)
+    finish(client, table, seed=kind)
+    page = replay(client, table)
+    steps = embedded(page)["steps"]
+    events = history(client, table)["events"]
+    assert [s["v"] for s in steps] == [e["version"] for e in events]
+    assert [s["type"] for s in steps] == [e["type"] for e in events]
+    for step in steps:
+        assert f'<li id="s-{step["v"]}"' in page
+        assert f'href="#v={step["v"]}"' in page
+        for seat in step["scene"]["seats"]:
+            for pile in seat["piles"]:
+                if "hand" in pile["kind"]:
+                    assert None not in [s["c"] for s in slots(pile)], "every hand is open"
+    assert "«" in page and "»" in page and "ArrowLeft" in page and "ArrowRight" in page
+
+
+def test_each_play_shows_the_hand_before_it_with_the_legal_cards(client: FlaskClient) -> None:
+    table = open_table(client)
+    finish(client, table)
+    steps = {s["v"]: s for s in embedded(replay(client, table))["steps"]}
+    plays = [e for e in history(client, table)["events"] if e["type"] == "CardPlayed"]
+    assert len(plays) == 32
+    for event in plays:
+        step, seat, card = steps[event["version"]], event["seat"], event["data"]["card"]
+        legal = sorted(body["card"] for body in event["legal"])
+        assert sorted(marked(step, "legal", seat)) == legal
+        assert card in marked(step, "played", seat), "the card is still in the hand shown"
+        trick = step["scene"]["centre"][0]
+        assert slots(trick)[-1]["c"] == card
+        assert "played" in slots(trick)[-1]["m"]
+        assert step["text"][-1] == {"c": card}
+        assert step["alts"].startswith(f"{len(legal)} legal choice") or len(legal) == 1
+
+
+def test_each_trick_shows_its_winner_and_the_bottle(client: FlaskClient) -> None:
+    table = open_table(client)
+    finish(client, table)
+    steps = {s["v"]: s for s in embedded(replay(client, table))["steps"]}
+    names = ["Ann", "Bo", "Cy", "Di"]
+    tricks = [e for e in history(client, table)["events"] if e["type"] == "TrickCompleted"]
+    assert len(tricks) == 8
+    for event in tricks:
+        data, step = event["data"], steps[event["version"]]
+        trick = step["scene"]["centre"][0]
+        assert trick["label"] == f"Trick {data['trick']}"
+        assert [s["c"] for s in slots(trick)] == data["cards"]
+        assert [s["by"] for s in slots(trick)] == [names[s] for s in data["seats"]]
+        (winner,) = marked(step, "winner")
+        assert data["seats"][data["cards"].index(winner)] == data["winner"]
+        assert trick["note"] == f"won by {names[data['winner']]}"
+        owner = "nobody owns it yet" if data["owner"] is None else f"owner: {names[data['owner']]}"
+        assert step["scene"]["facts"][0] == ["Bottle", f"price {data['price']}, {owner}"]
+        assert step["text"][0].startswith(f"Trick {data['trick']}: {names[data['winner']]} wins")
+
+
+def test_oh_quay_steps_show_quays_canals_and_the_launch_choices(client: FlaskClient) -> None:
+    table = open_table(client, "oh-quay")
+    finish(client, table)
+    steps = {s["v"]: s for s in embedded(replay(client, table))["steps"]}
+    events = history(client, table)["events"]
+    loads = [e for e in events if e["type"] == "CargoLoaded"]
+    launches = [e for e in events if e["type"] == "RaftLaunched"]
+    assert loads and launches
+    for event in loads[:10]:
+        step = steps[event["version"]]
+        assert marked(step, "played") == [event["data"]["card"]]
+        assert "position" in step["alts"] or step["alts"] == "the only legal choice"
+    for event in launches[:10]:
+        step, seat = steps[event["version"]], event["seat"]
+        longest = max(body["count"] for body in event["legal"])
+        canal = [s["c"] for s in slots(step["scene"]["seats"][seat]["piles"][1])]
+        assert marked(step, "legal", seat) == canal[:longest]
+        assert set(event["data"]["cards"]) <= set(marked(step, "played", seat))
+    labels = [p["label"] for p in steps[loads[0]["version"]]["scene"]["seats"][0]["piles"]]
+    assert labels == ["Quay (top first)", "Canal (front first)", "Score pile"]
+
+
+def test_the_first_step_is_drawn_on_the_server_and_faces_are_templates(
+    client: FlaskClient,
+) -> None:
+    table = open_table(client)
+    finish(client, table)
+    page = replay(client, table)
+    first = embedded(page)["steps"][0]
+    scene_html = re.search(r'<div id="scene">(.*?)</div>\s*<h2>', page, re.S)
+    assert scene_html
+    dealt = [s["c"] for seat in first["scene"]["seats"] for s in slots(seat["piles"][0])]
+    assert [int(c) for c in page_cards(scene_html.group(1))] == [19, *dealt]
+    faces = re.search(r'<template id="faces">(.*?)</template>', page, re.S)
+    assert faces
+    assert sorted(int(c) for c in page_cards(faces.group(1))) == list(range(1, 38))
+
+
+def test_a_replay_link_per_step_and_the_hand_record(client: FlaskClient) -> None:
+    table = open_table(client)
+    finish(client, table)
+    page = replay(client, table)
+    record = client.get(f"/tables/{table.id}/deals/1?format=text").get_data(as_text=True)
+    assert record.splitlines()[0] in page
+    assert f'<a href="/tables/{table.id}/view">Table {table.id[:8]}</a>' in page
+
+
+def test_a_seat_and_the_public_may_replay_a_scored_deal(client: FlaskClient) -> None:
+    table = open_table(client)
+    finish(client, table)
+    public = embedded(replay(client, table))["steps"][0]["scene"]["seats"]
+    dealt = history(client, table)["dealt"]["hands"]
+    assert [[s["c"] for s in slots(seat["piles"][0])] for seat in public] == dealt
+    seat_page = replay(client, table, query=f"?token={table.tokens[0]}")
+    assert f'href="/tables/{table.id}/view?token={table.tokens[0]}"' in seat_page
+
+
+def test_the_organiser_may_replay_a_deal_being_played(client: FlaskClient) -> None:
+    table = open_table(client)
+    now = play(client, table, lambda s: s["phase"] == "playing")
+    page = replay(client, table, query="?token=test-organiser-token")
+    steps = embedded(page)["steps"]
+    assert steps[-1]["v"] == now["version"]
+    assert "Organiser's view of a deal still being played." in page
+
+
+def test_an_unknown_deal_is_a_404_page(client: FlaskClient) -> None:
+    table = open_table(client)
+    response = client.get(f"/tables/{table.id}/deals/1/replay")
+    assert response.status_code == 404
+    assert "no deal 1" in response.get_data(as_text=True)
+
+
+def test_every_version_of_a_deal_can_be_viewed(client: FlaskClient) -> None:
+    """Including the moment after a trick's last card, before the engine completes it."""
+    table = open_table(client)
+    now = finish(client, table)
+    for version in range(1, now["version"] + 1):
+        response = client.get(f"/tables/{table.id}/state?version={version}", headers=ORGANISER)
+        assert response.status_code == 200, version
