@@ -203,7 +203,7 @@ def throughput(quick: bool) -> dict[str, Any]:
     from service.config import Config
     from service.db import run_migrations
 
-    matches = 40 if quick else 160
+    matches = 40 if quick else 320
     spec = {**THROUGHPUT, "matches": matches}
     out: dict[str, Any] = {"simulation": spec}
     with tempfile.TemporaryDirectory() as tmp:

@@ -31,7 +31,7 @@ from domain.games.bestia.model import (
     Play,
     State,
 )
-from domain.games.bestia.options import rules_of
+from domain.games.bestia.options import HAND, rules_of
 from domain.games.bestia.tricks import legal_mask
 from domain.match import MatchRules
 from domain.table import SeatSpec, Table
@@ -220,8 +220,10 @@ class World:
         muestra = CARD_ID[view["muestra"]]
         dealer = view["dealer"]
         known = set(hand) | set(played)
-        if view["stock_size"] or view["phase"] == "declaring":
-            known |= set(discarded)  # still laid aside: nobody drew from it
+        first_stock = view["deck_size"] - HAND * n
+        drawn = sum(ex["count"] for ex in view["exchanges"] if ex)
+        if drawn <= first_stock:
+            known |= set(discarded)  # still laid aside: the stock never ran out
         self.pin: int | None = None
         active = view["active"]
         dealer_exchange = view["exchanges"][dealer]

@@ -46,7 +46,7 @@ DEFAULT_BUDGET = 112
 #: Turns a playout looks ahead before the position is scored.
 HORIZON = 4
 #: Candidates the search compares, the heuristic's best first.
-WIDTH = 6
+WIDTH = 10
 CARD_DEBT = 0.25
 
 
@@ -190,7 +190,7 @@ def _rebuild(view: View) -> tuple[list[list[str | None]], list[list[str | None]]
         elif kind == "RaftCardTaken":
             quays[d["seat"]].append(d["card"])
     me, opp = view["seat"], 1 - view["seat"]
-    if [c for c in canals[me]] != list(view["canals"][me]):
+    if canals[me] != list(view["canals"][me]):
         return None
     if len(canals[opp]) != len(view["canals"][opp]):
         return None
@@ -336,7 +336,7 @@ def _action(me: int, body: Body) -> Any:
 def montecarlo(view: View, rng: random.Random, budget: int = DEFAULT_BUDGET) -> Body:
     """The ``montecarlo`` bot for Oh Quay."""
     legal = legal_bodies(view)
-    if legal[0]["type"] == "deal" or len(legal) == 1:
+    if view["phase"] not in (LOADING, LAUNCHING, TAKING) or len(legal) == 1:
         return dict(legal[0])
     best = ranked(view, legal)[:WIDTH]
     try:
@@ -345,7 +345,5 @@ def montecarlo(view: View, rng: random.Random, budget: int = DEFAULT_BUDGET) -> 
         return dict(best[0])
     me = view["seat"]
     candidates = [_action(me, b) for b in best]
-    if view["phase"] not in (LOADING, LAUNCHING, TAKING):
-        return dict(best[0])
     choice = search(candidates, world.sample, lambda w, c, r: _playout(w, me, c, r), budget, rng)
     return dict(best[candidates.index(choice)])

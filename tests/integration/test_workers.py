@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -36,6 +37,7 @@ from domain.match import MatchRules
 from domain.table import SeatSpec, Table
 from service.db import get_database
 from service.models import events, job_chunks
+from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 pytestmark = pytest.mark.integration
@@ -298,6 +300,8 @@ def tasks(log: str, what: str) -> set[str]:
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A redis-server of our own on a free port (never the shared one), killed after."""
+    if shutil.which("redis-server") is None:
+        service_missing("redis-server", "the binary is not installed")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
@@ -358,6 +362,6 @@ def test_with_redis_stopped_job_routes_answer_503_and_the_rest_works(
                             headers=ORGANISER)  # fmt: skip
         assert other.status_code == 201
         health = client.get("/health")
-        assert (health.status_code, health.json["broker"]) == (503, "down")  # it reports it
+        assert (health.status_code, health.json["broker"]) == (200, "down")  # it reports it
     finally:
         get_database(app).engine.dispose()
