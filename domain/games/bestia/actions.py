@@ -13,7 +13,7 @@ from functools import cache
 from itertools import combinations
 from typing import Any, overload
 
-from domain.errors import RuleViolation
+from domain.actions import action_body, parse_action
 from domain.games.bestia.cards import NAMES, names_of
 from domain.games.bestia.model import Action, Deal, Declare, Exchange, Play, State
 from domain.games.bestia.options import MAX_PLAYERS
@@ -30,42 +30,14 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def _json(value: Any) -> Any:
-    if isinstance(value, tuple | list):
-        return [_json(v) for v in value]
-    return value
-
-
 def parse(body: Mapping[str, Any]) -> Action:
-    """An action from its JSON body; unknown types and fields are refused by name.
-
-    JSON lists become tuples; the values themselves are checked by ``decide``.
-    """
-    kind = body.get("type")
-    cls = _KINDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise RuleViolation(
-            "unknown_action", f"Bestia has no action {kind!r}; use one of {', '.join(_KINDS)}"
-        )
-    fields = set(body) - {"type"}
-    unknown = fields - set(cls._fields)
-    if unknown:
-        raise RuleViolation(
-            "invalid_action", f"a {kind} action has no field {', '.join(sorted(unknown))}"
-        )
-    missing = [f for f in cls._fields if f not in cls._field_defaults and f not in body]
-    if missing:
-        raise RuleViolation("invalid_action", f"a {kind} action needs {', '.join(missing)}")
-    return cls(**{f: _frozen(body[f]) for f in fields})
+    """An action from its JSON body; unknown types and fields are refused by name."""
+    return parse_action("Bestia", _KINDS, body, convert=_frozen)
 
 
 def body(action: Action) -> dict[str, Any]:
     """The JSON body of an action (fields left at ``None`` are omitted)."""
-    out: dict[str, Any] = {"type": TYPE_OF[type(action)]}
-    for name, value in zip(action._fields, action, strict=True):
-        if value is not None:
-            out[name] = _json(value)
-    return out
+    return action_body(TYPE_OF, action)
 
 
 _DEAL = Deal()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
-from domain.errors import RuleViolation
+from domain.actions import action_body, parse_action
 from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.cards import CHUNK, DECK, SHIFT, SUIT, SUIT_BITS, cards_of
 from domain.games.bottle_imp.model import (
@@ -39,32 +39,12 @@ TYPE_OF: dict[type, str] = {cls: name for name, cls in _KINDS.items()}
 
 def parse(body: Mapping[str, Any]) -> Action:
     """An action from its JSON body; unknown types and fields are refused by name."""
-    kind = body.get("type")
-    cls = _KINDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise RuleViolation(
-            "unknown_action",
-            f"The Bottle Imp has no action {kind!r}; use one of {', '.join(_KINDS)}",
-        )
-    fields = set(body) - {"type"}
-    unknown = fields - set(cls._fields)
-    if unknown:
-        raise RuleViolation(
-            "invalid_action", f"a {kind} action has no field {', '.join(sorted(unknown))}"
-        )
-    missing = [f for f in cls._fields if f not in cls._field_defaults and f not in body]
-    if missing:
-        raise RuleViolation("invalid_action", f"a {kind} action needs {', '.join(missing)}")
-    return cls(**{f: body[f] for f in fields})
+    return parse_action("The Bottle Imp", _KINDS, body)
 
 
 def body(action: Action) -> dict[str, Any]:
     """The JSON body of an action (fields left at ``None`` are omitted)."""
-    out: dict[str, Any] = {"type": TYPE_OF[type(action)]}
-    for name, value in zip(action._fields, action, strict=True):
-        if value is not None:
-            out[name] = value
-    return out
+    return action_body(TYPE_OF, action)
 
 
 def _per_card(make: Any) -> tuple[tuple[list[Any], ...], tuple[list[Any], ...]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.errors import RuleViolation
+from domain.actions import action_body, parse_action
 from domain.games.oh_quay.cards import DECK, RANK, SUIT_MASK
 from domain.games.oh_quay.model import (
     LAUNCHING,
@@ -36,43 +36,16 @@ _KINDS: dict[str, Any] = {"deal": Deal, "load": Load, "launch": Launch, "take": 
 TYPE_OF: dict[type, str] = {cls: name for name, cls in _KINDS.items()}
 #: JSON names Python claims (a keyword, a tuple method) → tuple field.
 _RENAMED = {"from": "from_", "count": "count_"}
-_JSON_NAME = {v: k for k, v in _RENAMED.items()}
 
 
 def parse(body: Mapping[str, Any]) -> Action:
     """An action from its JSON body; unknown types and fields are refused by name."""
-    kind = body.get("type")
-    cls = _KINDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise RuleViolation(
-            "unknown_action", f"Oh Quay has no action {kind!r}; use one of {', '.join(_KINDS)}"
-        )
-    fields = {_RENAMED.get(k, k): k for k in body if k != "type"}
-    unknown = [name for f, name in fields.items() if f not in cls._fields]
-    if unknown:
-        raise RuleViolation(
-            "invalid_action", f"a {kind} action has no field {', '.join(sorted(unknown))}"
-        )
-    required = [f for f in cls._fields if f not in cls._field_defaults]
-    missing = [_JSON_NAME.get(f, f) for f in required if f not in fields]
-    if missing:
-        raise RuleViolation("invalid_action", f"a {kind} action needs {', '.join(missing)}")
-    return cls(**{f: body[name] for f, name in fields.items()})
+    return parse_action("Oh Quay", _KINDS, body, renamed=_RENAMED)
 
 
 def body(action: Action) -> dict[str, Any]:
     """The JSON body of an action (fields left at ``None`` are omitted)."""
-    out: dict[str, Any] = {"type": TYPE_OF[type(action)]}
-    for name, value in zip(action._fields, action, strict=True):
-        if value is not None:
-            out[_JSON_NAME.get(name, name)] = _json(value)
-    return out
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, tuple | list):
-        return [_json(v) for v in value]
-    return value
+    return action_body(TYPE_OF, action, _RENAMED)
 
 
 # --- shared action objects ------------------------------------------------------------------
