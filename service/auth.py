@@ -11,16 +11,26 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 
 from flask import current_app, request
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, insert, select
 
 from domain.table import ORGANISER, Viewer
 from service.config import Config
 from service.errors import ApiError
 from service.models import seat_tokens
 
-__all__ = ["ORGANISER", "Viewer", "hash_token", "new_token", "require_organiser", "viewer_of"]
+__all__ = [
+    "ORGANISER",
+    "Viewer",
+    "hash_token",
+    "issue_seat_tokens",
+    "new_token",
+    "require_organiser",
+    "viewer_of",
+    "viewer_of_token",
+]
 
 
 def new_token() -> str:
@@ -56,10 +66,30 @@ def require_organiser() -> None:
         raise ApiError(403, "forbidden", "only the organiser may do this")
 
 
+def issue_seat_tokens(
+    connection: Connection, table_id: str, seats: Iterable[int]
+) -> dict[int, str]:
+    """New tokens for these seats of a table; only their hashes are stored."""
+    tokens = {seat: new_token() for seat in seats}
+    if tokens:
+        connection.execute(
+            insert(seat_tokens),
+            [
+                {"table_id": table_id, "seat": s, "token_hash": hash_token(t)}
+                for s, t in tokens.items()
+            ],
+        )
+    return tokens
+
+
 def viewer_of(connection: Connection, table_id: str) -> Viewer:
     """The organiser, a seat of ``table_id``, or ``None`` (the public, no token)."""
-    token = bearer()
-    if token is None:
+    return viewer_of_token(connection, table_id, bearer())
+
+
+def viewer_of_token(connection: Connection, table_id: str, token: str | None) -> Viewer:
+    """Who ``token`` is at ``table_id``; an unknown token is a 401."""
+    if not token:
         return None
     if is_organiser(token):
         return ORGANISER

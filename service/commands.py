@@ -25,7 +25,7 @@ from domain.shuffle import seed_commitment
 from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from domain.upcast import current_schema
 from service import botplay
-from service.auth import hash_token, new_token
+from service.auth import issue_seat_tokens
 from service.db import get_database
 from service.errors import ApiError
 from service.eventstore import (
@@ -35,7 +35,7 @@ from service.eventstore import (
     VersionConflict,
     canonical_json,
 )
-from service.models import idempotency_keys, seat_tokens
+from service.models import idempotency_keys
 from service.players import check_seat_players
 from service.projections import after_table_events
 from service.tablelog import TableLog, TableLogs
@@ -87,7 +87,6 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
     rules_module.initial_state(table)  # raises RuleViolation for a table the rules refuse
     table_id = uuid.uuid4().hex
     opened = TableOpened.of(table)
-    tokens = {s: new_token() for s, seat in enumerate(table.seats) if not seat.bot}
     own_transaction = connection is None
     writing = get_database().writing() if connection is None else nullcontext(connection)
     with writing as connection:
@@ -95,14 +94,8 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         rows = EventStore(connection).create(
             table_id, "table", [NewEvent("TableOpened", to_data(opened), actor=ORGANISER)]
         )
-        if tokens:
-            connection.execute(
-                insert(seat_tokens),
-                [
-                    {"table_id": table_id, "seat": s, "token_hash": hash_token(t)}
-                    for s, t in tokens.items()
-                ],
-            )
+        humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
+        tokens = issue_seat_tokens(connection, table_id, humans)
     log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
     table_logs().remember(log)
     if own_transaction:  # else the caller's transaction is still open: the caller schedules

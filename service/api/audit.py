@@ -6,19 +6,19 @@ import json
 from typing import Any
 
 from flask import Blueprint, Response, request
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from domain.audit import deal_history, deal_text
 from domain.table import ORGANISER
-from service.api.tables import SCHEMAS, summary
+from service.api.tables import SCHEMAS, created_body, summary
 from service.audit import BadExport, RawRow, check, export_lines, parse_export
-from service.auth import hash_token, new_token, require_organiser, viewer_of
-from service.commands import commitment, table_logs
+from service.auth import issue_seat_tokens, require_organiser, viewer_of
+from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
 from service.eventstore import EventStore, StoredEvent
-from service.models import events, seat_tokens, streams
+from service.models import events, streams
 
 blueprint = Blueprint("audit", __name__)
 
@@ -209,28 +209,8 @@ def import_table() -> tuple[dict[str, Any], int]:
         with get_database().writing() as connection:
             EventStore(connection).restore(table_id, "table", stored)
             log = table_logs().load(connection, table_id)
-            tokens = {
-                s: new_token() for s, seat in enumerate(log.opened.seats) if not seat.get("bot")
-            }
-            if tokens:
-                connection.execute(
-                    insert(seat_tokens),
-                    [
-                        {"table_id": table_id, "seat": s, "token_hash": hash_token(t)}
-                        for s, t in tokens.items()
-                    ],
-                )
+            humans = (s for s, seat in enumerate(log.opened.seats) if not seat.get("bot"))
+            tokens = issue_seat_tokens(connection, table_id, humans)
     except IntegrityError:
         raise ApiError(409, "table_exists", f"table {table_id} is already here") from None
-    opened = log.opened
-    body = {
-        "id": table_id,
-        "version": log.version,
-        "game": opened.game,
-        "variant": opened.variant,
-        "seats": [
-            {"seat": s, **seat, "token": tokens.get(s)} for s, seat in enumerate(opened.seats)
-        ],
-        "seed_commitment": commitment(opened),
-    }
-    return SCHEMAS.TableCreatedSchema.dump(body), 201
+    return SCHEMAS.TableCreatedSchema.dump(created_body(log, tokens)), 201

@@ -88,19 +88,22 @@ def open_table() -> tuple[dict[str, Any], int]:
     require_organiser()
     spec = SCHEMAS.TableCreateSchema.load(json_body())
     created = create_table(spec)
-    opened = created.log.opened
-    seats = [
-        {"seat": s, **seat, "token": created.tokens.get(s)} for s, seat in enumerate(opened.seats)
-    ]
-    body = {
-        "id": created.id,
-        "version": created.log.version,
+    return SCHEMAS.TableCreatedSchema.dump(created_body(created.log, created.tokens)), 201
+
+
+def created_body(log: TableLog, tokens: dict[int, str]) -> dict[str, Any]:
+    """A new (or imported) table with its seat tokens, shown this once."""
+    opened = log.opened
+    return {
+        "id": log.id,
+        "version": log.version,
         "game": opened.game,
         "variant": opened.variant,
-        "seats": seats,
+        "seats": [
+            {"seat": s, **seat, "token": tokens.get(s)} for s, seat in enumerate(opened.seats)
+        ],
         "seed_commitment": commitment(opened),
     }
-    return SCHEMAS.TableCreatedSchema.dump(body), 201
 
 
 def _expected_version() -> int | None:

@@ -13,16 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, render_template, request
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from domain.audit import deal_history, deal_text
 from domain.events import event_type
 from domain.table import ORGANISER, Viewer
-from service.auth import hash_token, is_organiser
+from service.auth import viewer_of_token
 from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
-from service.models import seat_tokens
 from service.pages import cards, listing, replay
 from service.pages.scenes import scene, seat_names
 from service.tablelog import TableLog
@@ -36,19 +35,7 @@ POLL_MS = 2000
 
 def page_viewer(connection: Connection, table_id: str) -> Viewer:
     """``?token=``: the organiser, a seat of ``table_id``, or ``None`` (the public)."""
-    token = request.args.get("token", "").strip()
-    if not token:
-        return None
-    if is_organiser(token):
-        return ORGANISER
-    seat = connection.scalar(
-        select(seat_tokens.c.seat).where(
-            seat_tokens.c.table_id == table_id, seat_tokens.c.token_hash == hash_token(token)
-        )
-    )
-    if seat is None:
-        raise ApiError(401, "unauthorized", "this token is not valid for this table")
-    return int(seat)
+    return viewer_of_token(connection, table_id, request.args.get("token", "").strip())
 
 
 def _load(table_id: str) -> tuple[TableLog, Viewer]:
