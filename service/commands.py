@@ -192,11 +192,11 @@ def _act_once(
     with get_database().writing() as connection:
         viewer = viewer_of(connection, table_id)
         _authorize(viewer, body)
-        _lock(connection, table_id)  # one writer per table at a time, on every backend
+        version = _lock(connection, table_id)  # one writer per table at a time, everywhere
         request_hash = _request_hash(body, expected, viewer)
         if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
             return seen, None
-        log = logs.load(connection, table_id)
+        log = logs.load(connection, table_id, version)
         if expected is not None and expected != log.version:
             raise VersionConflict(table_id, expected, log.version)
         rules = log.rules
@@ -246,12 +246,12 @@ def recorded(events: list[Any], viewer: Viewer, actor: str | None = None) -> lis
     return out
 
 
-def _lock(connection: Connection, table_id: str) -> None:
+def _lock(connection: Connection, table_id: str) -> int:
     """Take the table's stream row for this transaction (PostgreSQL: ``FOR UPDATE``; SQLite
     already holds the database's write lock), so a retried request waits for the first
     and then finds its Idempotency-Key, instead of racing it."""
     try:
-        EventStore(connection).lock(table_id)
+        return EventStore(connection).lock(table_id)[0]
     except StreamNotFound:
         raise ApiError(404, "not_found", f"there is no table {table_id}") from None
 

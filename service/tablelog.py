@@ -86,13 +86,15 @@ class TableLogs:
         self._logs: OrderedDict[str, TableLog] = OrderedDict()
         self._lock = threading.Lock()
 
-    def load(self, connection: Connection, table_id: str) -> TableLog:
-        """The table as the database has it now (within the caller's transaction)."""
+    def load(self, connection: Connection, table_id: str, version: int | None = None) -> TableLog:
+        """The table as the database has it now (within the caller's transaction);
+        ``version``: its head, when the caller has just read (and locked) it."""
         store = EventStore(connection)
-        try:
-            version, _ = store.head(table_id)
-        except StreamNotFound:
-            raise ApiError(404, "not_found", f"there is no table {table_id}") from None
+        if version is None:
+            try:
+                version, _ = store.head(table_id)
+            except StreamNotFound:
+                raise ApiError(404, "not_found", f"there is no table {table_id}") from None
         with self._lock:
             cached = self._logs.get(table_id)
         try:
