@@ -90,6 +90,64 @@ def replay_speed(log: list, table: Table, repeat: int) -> tuple[float, float]:
     return 1 / per_event, per_deal * 1000
 
 
+def python_floor(seconds: float, seed: int = 1) -> float:
+    """The same loop over an "engine" that applies no rule at all: the upper bound for any
+    engine with our shape in this interpreter.
+
+    Per decision it does only what every ``decide``/``evolve`` engine must: ask who acts
+    and what is legal (both answers prebuilt), choose at random, return one prebuilt event,
+    and rebuild the immutable Bottle Imp ``State`` with two fields changed, by slicing
+    (as ``_card_played`` does). No suit is followed, no trick is won, no deal is shuffled.
+    """
+    from domain.games.bottle_imp.model import CardPlayed, Play
+    from domain.games.bottle_imp.model import State as BottleImpState
+
+    g = GAMES["bottle-imp"]
+    seats = tuple(SeatSpec(name=f"P{i}") for i in range(4))
+    state = g.initial_state(Table("bottle-imp", "standard", seats, MatchRules(None, 20), "s"))
+    plays = [Play(0, c) for c in range(1, 10)]
+    played = {a: [CardPlayed(a.seat, a.card)] for a in plays}
+    acting = (0,)
+    new, fields = tuple.__new__, BottleImpState._fields
+    hands, trick = fields.index("hands"), fields.index("trick")
+
+    def to_act(s: Any) -> tuple[int, ...]:
+        return acting
+
+    def legal(s: Any, seat: int) -> list[Any]:
+        return plays
+
+    def decide(s: Any, action: Any) -> list[Any]:
+        if type(action) is not Play:
+            raise TypeError(action)
+        return played[action]
+
+    def evolve(s: Any, e: Any) -> Any:
+        held = s[hands]
+        return new(
+            BottleImpState,
+            (
+                *s[:hands],
+                (held[0] ^ 1, *held[1:]),
+                *s[hands + 1 : trick],
+                (e.card,),
+                *s[trick + 1 :],
+            ),
+        )
+
+    choice = random.Random(seed).choice
+    decisions, elapsed = 0, 0.0
+    while elapsed < seconds:
+        start = time.perf_counter()
+        for _ in range(10_000):
+            events = decide(state, choice(legal(state, to_act(state)[0])))
+            for e in events:
+                state = evolve(state, e)
+        elapsed += time.perf_counter() - start
+        decisions += 10_000
+    return decisions / elapsed
+
+
 def openspiel_hearts(seconds: float, seed: int = 1) -> float | None:
     """OpenSpiel's hearts, random legal play from Python: player decisions per second."""
     try:
@@ -140,8 +198,14 @@ def main() -> None:
     result["replay_deal_ms"] = result["variants"]["bottle-imp/standard-4"]["replay_deal_ms"]
     result["openspiel_decisions_per_s"] = round(theirs) if theirs else None
     result["ratio"] = round(ours / theirs, 3) if theirs else None
+    floor = python_floor(seconds)
+    result["no_rules_floor_decisions_per_s"] = round(floor)
+    print(f"{'no-rules floor (see doc)':28} {floor:>10,.0f} decisions/s")
     if theirs:
-        print(f"{'openspiel hearts':28} {theirs:>10,.0f} decisions/s   ratio {ours / theirs:.2f}")
+        print(
+            f"{'openspiel hearts':28} {theirs:>10,.0f} decisions/s   ratio {ours / theirs:.2f}"
+            f"   (the no-rules floor: {floor / theirs:.2f})"
+        )
     else:
         print("open_spiel not installed: pip install -e '.[bench]' to compare")
     print(json.dumps(result))

@@ -6,9 +6,11 @@ Per app rather than global so tests can run several apps on different databases 
 from __future__ import annotations
 
 import fcntl
+import os
 import threading
+import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, current_app
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import PROJECT_ROOT
@@ -41,8 +44,9 @@ def make_engine(url: str) -> Engine:
     """Create an engine tuned for its backend.
 
     SQLite: WAL lets readers run beside the one writer, and a busy timeout makes a second
-    writer wait instead of failing at once. PostgreSQL: pre-ping drops connections the server
-    closed, and a connect timeout keeps `/health` from hanging on an unreachable host.
+    writer wait instead of failing at once. PostgreSQL: a ping drops connections the server
+    closed (``_ping_when_idle``), and a connect timeout keeps `/health` from hanging on an
+    unreachable host.
     """
     parsed = make_url(url)
     backend = parsed.get_backend_name()
@@ -54,7 +58,39 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args: dict[str, Any] = {"connect_timeout": 5} if backend == "postgresql" else {}
-    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    engine = create_engine(url, connect_args=connect_args)
+    _ping_when_idle(engine)
+    return engine
+
+
+#: A pooled connection idle for longer is pinged before use (the server may have closed it).
+IDLE_BEFORE_PING = 5.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """``pool_pre_ping``, but only for connections that sat idle a while: a ping is a round
+    trip, as dear as a statement, and a connection used a moment ago is alive. A failed
+    ping makes the pool retry with a new connection (SQLAlchemy's disconnect recipe); a
+    connection that dies within the window fails its request, and SQLAlchemy then drops
+    every pooled connection opened before it."""
+
+    def note_idle(_dbapi_connection: Any, record: Any) -> None:
+        if record is not None:
+            record.info["idle_since"] = time.monotonic()
+
+    def ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < IDLE_BEFORE_PING:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            raise DisconnectionError(f"a pooled connection failed its ping: {error}") from error
+        if not alive:
+            raise DisconnectionError("a pooled connection failed its ping")
+
+    event.listen(engine.pool, "checkin", note_idle)
+    event.listen(engine.pool, "checkout", ping_if_idle)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -78,26 +114,47 @@ def _sqlite_begin(connection: Any) -> None:
     connection.connection.driver_connection.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-class WriterLock:
-    """Serialises SQLite writers across threads and processes with an OS file lock.
+class SQLiteWriter:
+    """SQLite's one writer: an OS file lock across threads and processes, and the process's
+    writer connection, handed to whichever thread holds the lock.
 
     SQLite's own busy handler waits for the write lock by sleeping in growing steps (up to
     100 ms), which wrecks latency under concurrent writers; a blocked ``flock`` wakes as
-    soon as the holder releases it.
+    soon as the holder releases it. Since only the lock holder writes, one connection and
+    one open lock file per process serve every writer: opening either per transaction cost
+    more than the statements did. Both are reopened in a forked child (a descriptor shared
+    with the parent would share its lock, and SQLite connections must not cross a fork).
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, engine: Engine, path: Path) -> None:
+        self.engine, self.path = engine, path
         self.threads = threading.Lock()
+        self._pid = -1
+        self._lock_file = -1
+        self._connection: Connection | None = None
+
+    def _open(self) -> tuple[int, Connection]:
+        if self._pid != os.getpid():
+            self._pid = os.getpid()
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
+            self._lock_file = os.open(self.path, flags, 0o644)
+            self._connection = None  # the parent's: abandoned, never used or closed here
+        connection = self._connection
+        if connection is None or connection.closed or connection.invalidated:
+            connection = self.engine.connect().execution_options(sqlite_immediate=True)
+            self._connection = connection
+        return self._lock_file, connection
 
     @contextmanager
-    def held(self) -> Iterator[None]:
-        with self.threads, open(self.path, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+    def transaction(self) -> Iterator[Connection]:
+        with self.threads:
+            lock_file, connection = self._open()
+            fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:
-                yield
+                with connection.begin():
+                    yield connection
             finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                fcntl.flock(lock_file, fcntl.LOCK_UN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +163,7 @@ class Database:
 
     engine: Engine
     sessions: sessionmaker[Session]
-    writer_lock: WriterLock | None = None
+    writer: SQLiteWriter | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -117,13 +174,14 @@ class Database:
     @contextmanager
     def writing(self) -> Iterator[Connection]:
         """A connection in one write transaction (on SQLite, holding the write lock)."""
-        with self._writer(), self.engine.connect() as connection:
+        if self.writer is not None:
+            with self.writer.transaction() as connection:
+                yield connection
+            return
+        with self.engine.connect() as connection:
             connection = connection.execution_options(sqlite_immediate=True)
             with connection.begin():
                 yield connection
-
-    def _writer(self) -> AbstractContextManager[None]:
-        return self.writer_lock.held() if self.writer_lock else nullcontext()
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
@@ -135,8 +193,10 @@ class Database:
 def init_app(app: Flask, url: str) -> Database:
     engine = make_engine(url)
     path = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
-    lock = WriterLock(Path(path + ".writer-lock")) if path and path != ":memory:" else None
-    database = Database(engine, sessionmaker(engine, expire_on_commit=False), lock)
+    writer = (
+        SQLiteWriter(engine, Path(path + ".writer-lock")) if path and path != ":memory:" else None
+    )
+    database = Database(engine, sessionmaker(engine, expire_on_commit=False), writer)
     app.extensions[EXTENSION_KEY] = database
     return database
 

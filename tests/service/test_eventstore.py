@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import sessionmaker
 
-from service.db import Database, make_engine, run_migrations
+from service.db import Database, init_app, run_migrations
 from service.eventstore import (
     GENESIS,
     EventStore,
@@ -49,9 +51,10 @@ def store_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def database(store_url: str) -> Iterator[Database]:
-    engine = make_engine(store_url)
-    yield Database(engine, sessionmaker(engine))
-    engine.dispose()
+    """The database as the app holds it (on SQLite, with its one writer)."""
+    database = init_app(Flask(__name__), store_url)
+    yield database
+    database.engine.dispose()
 
 
 def new_stream() -> str:
@@ -409,3 +412,42 @@ def test_the_source_check_catches_a_mutation(line: str) -> None:
 @pytest.mark.parametrize("line", ["update(streams)", "insert(events)", "UPDATE streams SET"])
 def test_the_source_check_allows_the_stream_head(line: str) -> None:
     assert not MUTATES_EVENTS.search(line)
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200)
+@given(
+    stream=st.text(),
+    version=st.integers(min_value=1, max_value=2**40),
+    kind=st.text(),
+    schema=st.integers(min_value=1, max_value=99),
+    data=_json_values,
+    at=st.text(),
+    actor=st.none() | st.text(),
+)
+def test_the_hashed_text_is_the_canonical_json_of_the_event(
+    stream: str, version: int, kind: str, schema: int, data: Any, at: str, actor: str | None
+) -> None:
+    """``canonical_event`` writes its keys around the data by hand (one serialisation per
+    append); it must be exactly ``canonical_json`` of the whole event, quotes, control
+    characters and non-ASCII text included."""
+    whole = {
+        "by": actor,
+        "data": data,
+        "recorded_at": at,
+        "schema": schema,
+        "stream": stream,
+        "type": kind,
+        "version": version,
+    }
+    assert canonical_event(stream, version, kind, schema, data, at, actor) == canonical_json(whole)
