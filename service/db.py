@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from flask import Flask, current_app
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event
@@ -129,21 +129,25 @@ class SQLiteWriter:
     def __init__(self, engine: Engine, path: Path) -> None:
         self.engine, self.path = engine, path
         self.threads = threading.Lock()
-        self._pid = -1
-        self._lock_file = -1
+        self._pid = os.getpid()
+        self._lock_file: BinaryIO | None = None
         self._connection: Connection | None = None
+        self._inherited: tuple[object, ...] = ()
 
-    def _open(self) -> tuple[int, Connection]:
-        if self._pid != os.getpid():
+    def _open(self) -> tuple[BinaryIO, Connection]:
+        lock_file = self._lock_file
+        if lock_file is None or self._pid != os.getpid():
+            if lock_file is not None:  # a forked child: use and close nothing the parent opened
+                self._inherited = (lock_file, self._connection)
+                self.engine.dispose(close=False)
             self._pid = os.getpid()
-            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
-            self._lock_file = os.open(self.path, flags, 0o644)
-            self._connection = None  # the parent's: abandoned, never used or closed here
+            lock_file = self._lock_file = open(self.path, "a+b")  # noqa: SIM115 - kept open
+            self._connection = None
         connection = self._connection
         if connection is None or connection.closed or connection.invalidated:
             connection = self.engine.connect().execution_options(sqlite_immediate=True)
             self._connection = connection
-        return self._lock_file, connection
+        return lock_file, connection
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:

@@ -95,10 +95,21 @@ def _canonical(
     # The keys in sorted order around the already canonical data: serialising the data once
     # instead of three times is most of an append's Python time.
     return (
-        f'{{"by":{"null" if actor is None else _string(actor)},"data":{data_json},'
-        f'"recorded_at":{_string(recorded_at)},"schema":{int(schema)},'
-        f'"stream":{_string(stream)},"type":{_string(type_)},"version":{int(version)}}}'
+        f'{{"by":{_field(actor)},"data":{data_json},"recorded_at":{_field(recorded_at)},'
+        f'"schema":{_field(schema)},"stream":{_field(stream)},"type":{_field(type_)},'
+        f'"version":{_field(version)}}}'
     )
+
+
+def _field(value: Any) -> str:
+    """One scalar as ``canonical_json`` writes it: strings and integers directly, anything
+    else (a damaged row, say a number stored as text) through the encoder itself."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return int.__repr__(value)
+    return canonical_json(value)
 
 
 def chain_hash(previous: str, canonical: str) -> str:

@@ -59,6 +59,25 @@ def _per_card(make: Any) -> tuple[tuple[list[Any], ...], tuple[list[Any], ...]]:
 
 
 _PLAYS = _per_card(Play)
+
+
+class _SuitPlays(dict[int, tuple[Play, ...]]):
+    """``plays[bits]``: the shared plays of one hand slot's cards of one suit, for the
+    suit's 12-bit chunk ``bits`` of a hand; built on first use (4,096 chunks per suit)."""
+
+    def __init__(self, row: list[Any], suit: int) -> None:
+        super().__init__()
+        self.row, self.suit = row, suit
+
+    def __missing__(self, bits: int) -> tuple[Play, ...]:
+        plays = self[bits] = tuple(self.row[c] for c in CHUNK[self.suit][bits])
+        return plays
+
+
+#: ``_PLAY_CHUNKS[bright][slot][suit][bits]``: legal plays as one shared tuple per chunk.
+_PLAY_CHUNKS = tuple(
+    tuple(tuple(_SuitPlays(row, suit) for suit in range(3)) for row in rows) for rows in _PLAYS
+)
 _DISCARDS = _per_card(Discard)
 _OPPONENT_PASSES = _per_card(lambda seat, c, hand: Pass(seat, opponent=c))
 _PILE_PASSES = _per_card(lambda seat, c, hand: Pass(seat, hand=hand, card=c))
@@ -130,18 +149,14 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
         if variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT:
             return []
         held = s.hands[slot]
-        row = _PLAYS[variant == layout.BRIGHT_HOUSE][slot]
+        suits = _PLAY_CHUNKS[variant == layout.BRIGHT_HOUSE][slot]
         if trick:
             led = SUIT[trick[0]]
-            same = CHUNK[led][(held >> SHIFT[led]) & SUIT_BITS]
+            same = suits[led][(held >> SHIFT[led]) & SUIT_BITS]
             if same:
-                return [row[c] for c in same]
-        return [
-            row[c]
-            for c in CHUNK[0][held & SUIT_BITS]
-            + CHUNK[1][(held >> 12) & SUIT_BITS]
-            + CHUNK[2][held >> 24]
-        ]
+                return same
+        yellow, blue, red = suits
+        return yellow[held & SUIT_BITS] + blue[(held >> 12) & SUIT_BITS] + red[held >> 24]
     variant = s.table.variant
     if phase == "waiting_for_deal":
         return [Deal()] if seat == s.dealer else []

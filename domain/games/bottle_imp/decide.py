@@ -286,7 +286,7 @@ def _play(s: State, action: Play) -> list:
                 f"{c} is {SUITS[SUIT[c]]}",
             )
     variant = s.table.variant
-    played = CardPlayed(seat, c, action.hand or layout.hand_name(variant, slot))
+    played = _PLAYED[variant == layout.BRIGHT_HOUSE][slot][c]
     automatic = _AUTOMATIC[variant]
     if i + 1 < len(order):
         if s.turn[i + 1] != automatic:
@@ -298,6 +298,16 @@ def _play(s: State, action: Play) -> list:
             return [played, completed]
     return _with_consequences(s, played)
 
+
+#: ``_PLAYED[bright][slot][card]``: the one ``CardPlayed`` of each hand slot and card, shared
+#: (events are immutable) since self-play records millions of them.
+_PLAYED = tuple(
+    tuple(
+        [CardPlayed(layout.owner(v, slot), c, layout.hand_name(v, slot)) for c in range(38)]
+        for slot in range(4)
+    )
+    for v in (layout.STANDARD, layout.BRIGHT_HOUSE)
+)
 
 #: The seat the engine plays for, per variant (Lopaka), or -1.
 _AUTOMATIC = {layout.STANDARD: -1, layout.LOPAKA: layout.LOPAKA_SEAT, layout.BRIGHT_HOUSE: -1}
