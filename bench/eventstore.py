@@ -348,7 +348,7 @@ def main() -> None:
     sizes = (
         Sizes(streams=10, events=30, replay_streams=4, replay_repeat=3, rounds=3)
         if args.quick
-        else Sizes(streams=20, events=50, replay_streams=10, replay_repeat=5, rounds=3)
+        else Sizes(streams=20, events=50, replay_streams=10, replay_repeat=5, rounds=5)
     )
     sqlite_gap = missing("eventsourcing.sqlite")
     postgres_gap = missing("eventsourcing.postgres")
