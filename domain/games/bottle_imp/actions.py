@@ -84,27 +84,27 @@ _PILE_PASSES = _per_card(lambda seat, c, hand: Pass(seat, hand=hand, card=c))
 
 
 class _Chain(Sequence[Action]):
-    """Several sequences read as one, without copying them."""
+    """Two sequences read as one, without copying them."""
 
-    def __init__(self, parts: list[Sequence[Action]]) -> None:
-        self.parts = parts
+    def __init__(self, first: Sequence[Action], second: Sequence[Action]) -> None:
+        self.first, self.second = first, second
+        self.split = len(first)
+        self.length = self.split + len(second)
 
     def __len__(self) -> int:
-        return sum(map(len, self.parts))
+        return self.length
 
     @overload
     def __getitem__(self, i: int) -> Action: ...
     @overload
     def __getitem__(self, i: slice) -> Sequence[Action]: ...
     def __getitem__(self, i: int | slice) -> Action | Sequence[Action]:
+        if type(i) is int and 0 <= i < self.length:  # random.choice's way in
+            return self.first[i] if i < self.split else self.second[i - self.split]
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        for part in self.parts:
-            if 0 <= i < len(part):
-                return part[i]
-            i -= len(part)
+            return [self[j] for j in range(*i.indices(self.length))]
+        if -self.length <= i < 0:
+            return self[i + self.length]
         raise IndexError(i)
 
 
@@ -115,9 +115,10 @@ class _LeftRightPasses(Sequence[Pass]):
     def __init__(self, seat: int, dealt: tuple[int, ...]) -> None:
         self.seat, self.dealt = seat, dealt
         self.k = len(dealt) - 1
+        self.length = len(dealt) * self.k
 
     def __len__(self) -> int:
-        return len(self.dealt) * self.k
+        return self.length
 
     @overload
     def __getitem__(self, i: int) -> Pass: ...
@@ -125,10 +126,10 @@ class _LeftRightPasses(Sequence[Pass]):
     def __getitem__(self, i: slice) -> Sequence[Pass]: ...
     def __getitem__(self, i: int | slice) -> Pass | Sequence[Pass]:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+            return [self[j] for j in range(*i.indices(self.length))]
         if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
+            i += self.length
+        if not 0 <= i < self.length:
             raise IndexError(i)
         a, b = divmod(i, self.k)
         b += b >= a  # skip the left card itself
@@ -179,7 +180,10 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
                 parts.append([row[c] for c in dealt])
     if not parts:
         return []
-    return parts[0] if len(parts) == 1 else _Chain(parts)
+    actions = parts[0]
+    for part in parts[1:]:  # bright-house: up to two parts per pile
+        actions = _Chain(actions, part)
+    return actions
 
 
 def to_act(state: State) -> tuple[int, ...]:

@@ -202,7 +202,7 @@ def _pass(s: State, action: Pass) -> list:
     seat = _check_seat(s, action.seat)
     variant = s.table.variant
     shape = _PASS_SHAPES[variant]
-    if tuple(v is not None for v in action[1:]) != shape:
+    if tuple([v is not None for v in action[1:]]) != shape:
         names = " and ".join(f for f, given in zip(Pass._fields[1:], shape, strict=True) if given)
         raise RuleViolation("invalid_pass", f"in {variant} a pass names {names}")
     slot = _slot(s, seat, action.hand)
@@ -225,8 +225,8 @@ def _deliveries(s: State) -> PassesDelivered | None:
     variant, players = s.table.variant, s.table.players
     if variant == layout.STANDARD:
         if (
-            any(p is None for p in s.passes)
-            or any(d is None for d in s.discards)
+            None in s.passes  # every pass made, every discard laid, nothing delivered yet
+            or None in s.discards
             or any(s.received)
         ):
             return None

@@ -61,6 +61,17 @@ def initial_state(table: Table) -> State:
     )
 
 
+_FIELD = {name: i for i, name in enumerate(State._fields)}
+
+
+def _set(s: State, **changes: Any) -> State:
+    """``s._replace(**changes)`` at two thirds of the cost (evolve runs millions of times)."""
+    values = list(s)
+    for name, value in changes.items():
+        values[_FIELD[name]] = value
+    return tuple.__new__(State, values)
+
+
 def _replace_at(values: tuple, index: int, value: Any) -> tuple:
     return (*values[:index], value, *values[index + 1 :])
 
@@ -74,7 +85,8 @@ def _deal_started(s: State, e: DealStarted) -> State:
     slots = len(hands)
     seats = len(s.totals)
     leader = layout.first_leader(variant, players, e.dealer)
-    return s._replace(
+    return _set(
+        s,
         phase="preparing",
         deal=e.deal,
         dealer=e.dealer,
@@ -103,19 +115,19 @@ def _prepared(s: State) -> State:
     if variant == layout.LOPAKA:
         done = all(s.received[p] for p in players)
     else:
-        done = all(s.received) and all(d is not None for d in s.discards)
+        done = all(s.received) and None not in s.discards
     if not done:
         return s
     if variant == layout.BRIGHT_HOUSE:
-        return s._replace(phase="choosing")
-    return _start_trick(s._replace(phase="playing"), s.leader)
+        return _set(s, phase="choosing")
+    return _start_trick(_set(s, phase="playing"), s.leader)
 
 
 def _start_trick(s: State, leader: int) -> State:
     t = s.table
     order = layout.trick_order(t.variant, t.players, s.dealer, leader, s.open_hands)
     turn = _turn(t.variant, order)
-    return s._replace(leader=leader, order=order, turn=turn, trick=())
+    return _set(s, leader=leader, order=order, turn=turn, trick=())
 
 
 @cache
@@ -126,7 +138,8 @@ def _turn(variant: str, order: tuple[int, ...]) -> tuple[int, ...]:
 def _card_discarded(s: State, e: CardDiscarded) -> State:
     slot = layout.slot_of(s.table.variant, e.seat, e.hand)
     return _prepared(
-        s._replace(
+        _set(
+            s,
             hands=_replace_at(s.hands, slot, s.hands[slot] & ~BIT[e.card]),
             discards=_replace_at(s.discards, slot, e.card),
             devil=(*s.devil, e.card),
@@ -136,8 +149,9 @@ def _card_discarded(s: State, e: CardDiscarded) -> State:
 
 def _cards_passed(s: State, e: CardsPassed) -> State:
     slot = layout.slot_of(s.table.variant, e.seat, e.hand)
-    cards = tuple(c for c in (e.left, e.right, e.opponent, e.card) if c is not None)
-    return s._replace(
+    cards = tuple([c for c in (e.left, e.right, e.opponent, e.card) if c is not None])
+    return _set(
+        s,
         hands=_replace_at(s.hands, slot, s.hands[slot] & ~mask_of(cards)),
         passes=_replace_at(s.passes, slot, cards),
     )
@@ -151,13 +165,13 @@ def _passes_delivered(s: State, e: PassesDelivered) -> State:
             slot = layout.slot_of(variant, seat, e.hand)
             hands[slot] |= mask_of(cards)
             received[slot] |= mask_of(cards)
-    return _prepared(s._replace(hands=tuple(hands), received=tuple(received)))
+    return _prepared(_set(s, hands=tuple(hands), received=tuple(received)))
 
 
 def _open_hand_chosen(s: State, e: OpenHandChosen) -> State:
-    s = s._replace(open_hands=_replace_at(s.open_hands, e.seat, e.hand))
+    s = _set(s, open_hands=_replace_at(s.open_hands, e.seat, e.hand))
     if all(s.open_hands):
-        return _start_trick(s._replace(phase="playing"), s.leader)
+        return _start_trick(_set(s, phase="playing"), s.leader)
     return s
 
 
@@ -224,7 +238,8 @@ def _trick_completed(s: State, e: TrickCompleted) -> State:
 
 def _deal_scored(s: State, e: DealScored) -> State:
     t = s.table
-    return s._replace(
+    return _set(
+        s,
         phase="waiting_for_deal",
         totals=tuple(e.totals),
         scores=tuple(e.scores),
@@ -235,7 +250,7 @@ def _deal_scored(s: State, e: DealScored) -> State:
 
 
 def _match_ended(s: State, e: MatchEnded) -> State:
-    return s._replace(phase="finished", ranking=tuple(e.ranking))
+    return _set(s, phase="finished", ranking=tuple(e.ranking))
 
 
 _EVOLVE: dict[type, Callable[[State, Any], State]] = {
