@@ -4,7 +4,9 @@ Reports decisions per second per variant, replay speed (events applied per secon
 milliseconds to rebuild a finished 4-player deal), and, when ``open_spiel`` is
 installed (``pip install -e .[bench]``), OpenSpiel's ``hearts`` under the same random
 legal play from Python. A *decision* is a player's choice: dealing (our ``deal``
-action, OpenSpiel's chance nodes) is inside the timed loop but not counted.
+action, OpenSpiel's chance nodes) is inside the timed loop but not counted. It also
+times a rule-free loop of the same shape (``python_floor``): no pure-Python engine of
+this design can beat it, so it says how far from OpenSpiel any such engine can get.
 
 ``python bench/engine.py [--quick]``; the last line printed is a JSON object.
 """
