@@ -103,6 +103,8 @@ class TableLogs:
                 if rows[0].type != "TableOpened":  # a tournament's or a player's stream
                     raise ApiError(404, "not_found", f"there is no table {table_id}")
                 log = fresh(table_id, rows)
+            elif cached.version == version:  # nobody appended since: nothing to read
+                log = cached
             else:
                 log = cached.extended(store.read(table_id, after=cached.version))
         except ApiError:
