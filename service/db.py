@@ -9,9 +9,11 @@ import fcntl
 import os
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -122,32 +124,36 @@ class SQLiteWriter:
     100 ms), which wrecks latency under concurrent writers; a blocked ``flock`` wakes as
     soon as the holder releases it. Since only the lock holder writes, one connection and
     one open lock file per process serve every writer: opening either per transaction cost
-    more than the statements did. Both are reopened in a forked child (a descriptor shared
-    with the parent would share its lock, and SQLite connections must not cross a fork).
+    more than the statements did. A forked child opens its own (a descriptor shared with
+    the parent would share its lock, and SQLite connections must not cross a fork).
     """
 
     def __init__(self, engine: Engine, path: Path) -> None:
         self.engine, self.path = engine, path
         self.threads = threading.Lock()
-        self._pid = os.getpid()
         self._lock_file: BinaryIO | None = None
         self._connection: Connection | None = None
         self._inherited: tuple[object, ...] = ()
+        os.register_at_fork(after_in_child=partial(_after_fork, weakref.ref(self)))
+
+    def after_fork(self) -> None:
+        """In a forked child use and close nothing the parent opened. Fork only while no
+        write is under way: SQLite's own lock state would be copied into the child, whose
+        writes would then fail as locked (the new thread lock makes that an error, not a
+        hang)."""
+        self._inherited = (self._lock_file, self._connection)
+        self.threads = threading.Lock()
+        self._lock_file = self._connection = None
+        self.engine.dispose(close=False)
 
     def _open(self) -> tuple[BinaryIO, Connection]:
-        lock_file = self._lock_file
-        if lock_file is None or self._pid != os.getpid():
-            if lock_file is not None:  # a forked child: use and close nothing the parent opened
-                self._inherited = (lock_file, self._connection)
-                self.engine.dispose(close=False)
-            self._pid = os.getpid()
-            lock_file = self._lock_file = open(self.path, "a+b")  # noqa: SIM115 - kept open
-            self._connection = None
+        if self._lock_file is None:
+            self._lock_file = open(self.path, "a+b")  # noqa: SIM115 - kept open
         connection = self._connection
         if connection is None or connection.closed or connection.invalidated:
             connection = self.engine.connect().execution_options(sqlite_immediate=True)
             self._connection = connection
-        return lock_file, connection
+        return self._lock_file, connection
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -159,6 +165,13 @@ class SQLiteWriter:
                     yield connection
             finally:
                 fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def _after_fork(writer: weakref.ref[SQLiteWriter]) -> None:
+    """Run in every forked child, before any of its threads (``os.register_at_fork``)."""
+    alive = writer()
+    if alive is not None:
+        alive.after_fork()
 
 
 @dataclass(frozen=True, slots=True)
