@@ -132,17 +132,15 @@ def _chain(
         previous = chain_hash(
             previous, _canonical(stream, version, e.type, e.schema, text, at, e.actor)
         )
-        stored.append(StoredEvent(stream, version, e.type, e.schema, data, at, previous, e.actor))
-        rows.append((stream, version, e.type, e.schema, text, at, previous, e.actor))
+        event = StoredEvent(stream, version, e.type, e.schema, data, at, previous, e.actor)
+        stored.append(event)
+        rows.append(_row(event, text))
     return stored, rows
 
 
-def _rows(stored: Sequence[StoredEvent]) -> list[tuple[Any, ...]]:
-    return [
-        (e.stream, e.version, e.type, e.schema, canonical_json(e.data), e.recorded_at, e.hash,
-         e.actor)
-        for e in stored
-    ]  # fmt: skip
+def _row(e: StoredEvent, data_json: str) -> tuple[Any, ...]:
+    """An event as the parameters of ``_INSERT`` (the data as its canonical JSON)."""
+    return (e.stream, e.version, e.type, e.schema, data_json, e.recorded_at, e.hash, e.actor)
 
 
 _COLUMNS = "stream, version, type, schema, data, recorded_at, hash, actor"
@@ -211,7 +209,7 @@ class EventStore:
     def restore(self, stream: str, kind: str, stored: Sequence[StoredEvent]) -> None:
         """Re-create a stream from verified rows, keeping their times and hashes (import)."""
         self._start(stream, kind, stored, stored[0].recorded_at)
-        self._insert(_rows(stored))
+        self._insert([_row(e, canonical_json(e.data)) for e in stored])
 
     def head(self, stream: str, *, lock: bool = False) -> tuple[int, str]:
         """The stream's version and last hash; ``lock`` holds its row until the transaction
@@ -260,16 +258,18 @@ class EventStore:
         nothing written) when the stream is no longer at ``expected``."""
         head = (last.version, last.hash, stream, expected)
         if self._format:  # PostgreSQL: one statement, so one round trip
-            cursor = self._run(_move_head_and_insert(len(rows)), (*head, *chain(*rows)))
-            moved = cursor.rowcount == len(rows)
-            cursor.close()
-            return moved
-        cursor = self._run(_MOVE_HEAD, head)  # SQLite runs in-process: no trips to save
-        moved = cursor.rowcount == 1
-        cursor.close()
+            both = _move_head_and_insert(len(rows))
+            return self._rowcount(both, (*head, *chain(*rows))) == len(rows)
+        moved = self._rowcount(_MOVE_HEAD, head) == 1  # SQLite is in-process: no trips to save
         if moved:
             self._insert(rows)
         return moved
+
+    def _rowcount(self, sql: str, params: Sequence[Any]) -> int:
+        cursor = self._run(sql, params)
+        count: int = cursor.rowcount
+        cursor.close()
+        return count
 
     def read(
         self, stream: str, after: int = 0, until: int | None = None, limit: int | None = None
