@@ -10,13 +10,14 @@ WORKERS ?= 2
 THREADS ?= 4
 PYTEST_ARGS ?=
 
-.PHONY: help install run test browser bench openapi worker lint clean
+.PHONY: help install run test fuzz browser bench openapi worker lint clean
 
 help:
 	@echo "make run      serve on 127.0.0.1:$(PORT) (installs, migrates, prints the organiser token)"
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
+	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
-	@echo "make worker   run a Celery worker (needs REDIS_URL)"
+	@echo "make worker   run a Celery worker with its beat (needs REDIS_URL)"
 	@echo "make openapi  regenerate openapi.yaml"
 	@echo "make lint     ruff check and ruff format --check"
 	@echo "make clean    remove the virtualenv and caches (keeps var/: database and token)"
@@ -47,10 +48,19 @@ run: install | var
 	fi
 	$(BIN)/alembic upgrade head
 	exec $(BIN)/gunicorn 'service.app:create_app()' --bind 127.0.0.1:$(PORT) \
-	  --workers $(WORKERS) --threads $(THREADS) --access-logfile -
+	  --workers $(WORKERS) --threads $(THREADS) --config python:service.gunicorn_conf
 
 test: install browser | var
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# `make test` runs tests/service/test_contract.py on a fixed sample; this draws
+# FUZZ_EXAMPLES requests per operation from a fresh seed, on SQLite and PostgreSQL (~10 min).
+FUZZ_EXAMPLES ?= 500
+fuzz: install | var
+	@seed="$${FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"; \
+	echo "fuzz seed $$seed (repeat with FUZZ_SEED=$$seed)"; \
+	CARDLEDGER_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest \
+	  tests/service/test_contract.py --hypothesis-seed="$$seed" $(PYTEST_ARGS)
 
 # The browser tests drive Debian's chromium (never a browser Playwright downloads). Installed
 # here when missing and apt-get is usable (root); otherwise they skip, or fail under CI=true.
@@ -80,8 +90,10 @@ bench: $(VENV)/.installed-bench
 openapi: install
 	$(BIN)/cardledger openapi
 
+# -B: with an embedded Celery beat, which sweeps for tables whose bots' task a broker
+# outage lost (every CARDLEDGER_SWEEP_SECONDS; another worker's beat only repeats it).
 worker: install | var
-	exec $(BIN)/celery -A workers.celery_app worker --loglevel=info
+	exec $(BIN)/celery -A workers.celery_app worker -B --loglevel=info
 
 lint: install
 	$(BIN)/ruff check .

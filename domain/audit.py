@@ -4,7 +4,9 @@ story of one deal.
 ``recheck`` does not trust the log: for each event that records an action it asks the
 engine to decide that action again in the state before it, and compares what the engine
 produces (including the events it causes by itself) with what was recorded. A seeded
-deal is re-dealt from the table's seed, so a stacked deck shows as a mismatch.
+deal is re-dealt from the table's deal key ``"{salt}:{seed}"`` (``rules/common.md``,
+"Deterministic shuffling", rule 1; the bare seed in a log without a salt), so a stacked
+deck shows as a mismatch.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from domain.errors import RuleViolation
 from domain.events import TableOpened, event_type, to_data
 from domain.games import game
 from domain.rulings import Adjust
+from domain.shuffle import is_salt
 from domain.table import ORGANISER, Viewer
 
 
@@ -36,6 +39,8 @@ def recheck(opened: TableOpened, events: Sequence[Any]) -> list[Problem]:
     Stops at the first problem: every later state would rest on an event the engine
     does not accept.
     """
+    if opened.salt is not None and not is_salt(opened.salt):
+        return [Problem(1, "bad_salt", "a table's salt is 32 lower-case hex digits")]
     try:
         rules = game(opened.game)
         state = rules.initial_state(opened.table())

@@ -17,7 +17,12 @@ from domain.table import SeatSpec, Table
 
 
 class TableOpened(NamedTuple):
-    """A table was opened: its game, seats and rules. Always version 1 of a stream."""
+    """A table was opened: its game, seats and rules. Always version 1 of a stream.
+
+    ``salt``: the server's secret salt of the deal key (``rules/common.md``, "Deterministic
+    shuffling", rule 1); absent (None, so omitted from the JSON) in logs recorded before
+    salts and in simulations, which deal from the seed alone.
+    """
 
     game: str
     variant: str
@@ -27,6 +32,7 @@ class TableOpened(NamedTuple):
     seed: str | None
     first_dealer: int = 0
     rules: Mapping[str, Any] = {}
+    salt: str | None = None
 
     @classmethod
     def of(cls, table: Table) -> TableOpened:
@@ -43,6 +49,7 @@ class TableOpened(NamedTuple):
             table.seed,
             table.first_dealer,
             dict(table.options),
+            table.salt,
         )
 
     def table(self) -> Table:
@@ -54,6 +61,7 @@ class TableOpened(NamedTuple):
             seed=self.seed,
             first_dealer=self.first_dealer,
             options=dict(self.rules),
+            salt=self.salt,
         )
 
 

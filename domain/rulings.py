@@ -13,6 +13,10 @@ from typing import Any, NamedTuple
 
 from domain.errors import RuleViolation
 
+#: A ruling's bounds: more points than any match scores, and a reason a person would write.
+MAX_POINTS = 1_000_000
+MAX_REASON = 500
+
 
 class Adjust(NamedTuple):
     seat: int
@@ -32,18 +36,34 @@ def parse(body: Mapping[str, Any]) -> Adjust:
         raise RuleViolation(
             "invalid_action", f"an adjust action has no field {', '.join(sorted(unknown))}"
         )
-    seat, points, reason = body.get("seat"), body.get("points"), body.get("reason")
+    seat = body.get("seat")
     if type(seat) is not int:
         raise RuleViolation("invalid_action", "an adjust action names the seat")
-    if type(points) is not int or points == 0:
-        raise RuleViolation("invalid_adjustment", "points must be a whole number other than 0")
+    points, reason = check_ruling(body.get("points"), body.get("reason"))
+    return Adjust(seat, points, reason)
+
+
+def check_ruling(points: Any, reason: Any) -> tuple[int, str]:
+    """Whole points within ``MAX_POINTS`` and a reason within ``MAX_REASON``, for a new
+    ruling (``parse``) and one read from an imported log (``decide``) alike: the points
+    and the reason, stripped."""
+    if type(points) is not int or points == 0 or abs(points) > MAX_POINTS:
+        raise RuleViolation(
+            "invalid_adjustment",
+            f"points must be a whole number other than 0, from -{MAX_POINTS} to {MAX_POINTS}",
+        )
     if not isinstance(reason, str) or not reason.strip():
         raise RuleViolation("invalid_adjustment", "a ruling gives its reason")
-    return Adjust(seat, points, reason.strip())
+    if len(reason.strip()) > MAX_REASON:
+        raise RuleViolation(
+            "invalid_adjustment", f"a ruling's reason has at most {MAX_REASON} characters"
+        )
+    return points, reason.strip()
 
 
 def decide(module: Any, state: Any, action: Adjust) -> list[Adjusted]:
     """Allowed at any moment of the match, before it ends (the ranking is final then)."""
+    check_ruling(action.points, action.reason)
     if state.phase == "finished":
         raise RuleViolation("match_finished", "the match is over; its ranking is final")
     totals = module.totals(state) if hasattr(module, "totals") else state.totals

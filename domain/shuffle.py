@@ -1,4 +1,5 @@
-"""The audit-grade shuffle of ``rules/common.md``: anyone can re-deal from the seed.
+"""The audit-grade shuffle of ``rules/common.md``: anyone can re-deal from the seed
+and the table's salt once both are shown.
 
 Fisher–Yates from the last position down, drawing from a SHA-256 counter stream
 with rejection sampling, so the result is the same in every language.
@@ -17,14 +18,41 @@ _TWO_64 = 1 << 64
 _word = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
 
 
-def deal_seed(seed: str | int, deal: int) -> str:
-    """The seed of deal ``deal`` (1-based) of a table: ``"{seed}/{deal}"``."""
-    return f"{seed}/{deal}"
+SALT_HEX_DIGITS = 32
+"""A table's salt: 128 bits as 32 lower-case hex digits (``rules/common.md``)."""
 
 
-def seed_commitment(seed: str | int) -> str:
-    """SHA-256 hex digest of the seed, published before the seed is revealed."""
-    return hashlib.sha256(str(seed).encode()).hexdigest()
+def is_salt(text: object) -> bool:
+    """Whether ``text`` has the form of a salt: 32 lower-case hex digits."""
+    return (
+        isinstance(text, str)
+        and len(text) == SALT_HEX_DIGITS
+        and all(c in "0123456789abcdef" for c in text)
+    )
+
+
+def deal_key(seed: str | int, salt: str | None = None) -> str:
+    """A table's deal key, ``"{salt}:{seed}"`` (``rules/common.md``, "Deterministic
+    shuffling", rule 1). The secret salt is what keeps a guessable seed from letting a
+    player who knows their own hand find it by trial and deal everyone's cards.
+
+    ``salt`` None: the bare seed, for simulations (no secret to keep) and for logs
+    recorded before tables had salts, which must re-deal exactly as they were dealt.
+    """
+    return str(seed) if salt is None else f"{salt}:{seed}"
+
+
+def deal_seed(seed: str | int, deal: int, salt: str | None = None) -> str:
+    """The seed of deal ``deal`` (1-based) of a table: ``"{salt}:{seed}/{deal}"``, or
+    ``"{seed}/{deal}"`` unsalted (``rules/common.md``, "Deterministic shuffling", rule 1)."""
+    return f"{deal_key(seed, salt)}/{deal}"
+
+
+def seed_commitment(seed: str | int, salt: str | None = None) -> str:
+    """SHA-256 hex digest of the deal key ``"{salt}:{seed}"`` (``rules/common.md``,
+    "Deterministic shuffling", rule 1), published when the table is opened; anyone checks
+    it once the seed and salt are shown at the end. Unsalted: the digest of the seed."""
+    return hashlib.sha256(deal_key(seed, salt).encode()).hexdigest()
 
 
 def shuffle(deck: Sequence[T], seed: str) -> list[T]:

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from domain.match import MatchRules
+from domain.shuffle import deal_seed
 
 ORGANISER = "organiser"
 Viewer = int | str | None
@@ -27,8 +28,10 @@ class SeatSpec:
 class Table:
     """A table's fixed configuration, as recorded by ``TableOpened``.
 
-    ``seed`` is secret until the match ends (the service publishes its commitment);
-    the engine needs it only to shuffle seeded deals.
+    ``seed`` and ``salt`` are secret until the match ends (the service publishes the
+    commitment of ``"{salt}:{seed}"``); the engine needs them only to shuffle seeded
+    deals. ``salt`` None: deals come from the seed alone (simulations, and tables
+    recorded before salts existed).
     """
 
     game: str
@@ -38,6 +41,14 @@ class Table:
     seed: str | None = None
     first_dealer: int = 0
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    salt: str | None = None
+
+    def deal_seed(self, deal: int) -> str:
+        """The seed of seeded deal ``deal``: ``"{salt}:{seed}/{deal}"`` (``rules/common.md``,
+        "Deterministic shuffling", rule 1); ``"{seed}/{deal}"`` when unsalted."""
+        if self.seed is None:
+            raise ValueError("a table without a seed deals only recorded deals")
+        return deal_seed(self.seed, deal, self.salt)
 
     @property
     def players(self) -> int:

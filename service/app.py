@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, Response
 
 from service import db
 from service.api import register_blueprints
 from service.cli import cardledger
 from service.config import Config
 from service.errors import register_error_handlers
+from service.jsonbody import MAX_JSON_BODY, ClientJsonProvider
 
 
 def create_app(config: Config | None = None) -> Flask:
@@ -20,9 +21,23 @@ def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
     app = Flask(__name__)
     app.config["CARDLEDGER"] = config
-    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the documented field order
+    app.json = ClientJsonProvider(app)  # a client's JSON: no deep nesting, no key twice
+    app.json.sort_keys = False  # keep the documented field order
+    app.config["MAX_CONTENT_LENGTH"] = MAX_JSON_BODY  # the import route raises its own limit
+    app.after_request(_private)
     db.init_app(app, config.database_url)
     register_error_handlers(app)
     register_blueprints(app)
     app.cli.add_command(cardledger)  # flask --app service cardledger rebuild-projections
     return app
+
+
+def _private(response: Response) -> Response:
+    """Nothing we answer may be kept by a cache or leak a page's ``?token=`` link onward.
+
+    A response can carry a hand, a seat token or a whole log, so each is ``no-store``
+    unless its route chose its own ``Cache-Control`` (none that carries a secret may).
+    """
+    response.headers.setdefault("Cache-Control", "no-store")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response

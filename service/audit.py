@@ -4,20 +4,34 @@ The same checks serve ``GET /tables/{id}/verify`` (rows read from the database),
 ``POST /tables/import`` and the offline ``cardledger verify FILE.jsonl`` (rows read from
 an export), so a file that verifies offline imports, and vice versa. Nothing here may
 raise on a corrupted row: every fault becomes a problem with its version.
+
+A chain proves only that a file is self-consistent: anyone may edit an event and recompute
+every hash after it. So an export's header also carries the exporting server's Ed25519
+``signature`` of its head and that key's ``key_id`` (``service.signing`` says exactly what is
+signed); ``check_signature`` tells whether a trusted key vouches for the file.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.audit import Problem, recheck
 from domain.events import TableOpened
 from domain.replay import event_from_json
-from service.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
+from service import signing
+from service.eventstore import (
+    GENESIS,
+    StoredEvent,
+    canonical_event,
+    canonical_json,
+    chain_hash,
+)
+from service.jsonbody import JsonRefused
+from service.jsonbody import loads as load_json
 
 EXPORT_FORMAT = "cardledger-table"
 EXPORT_VERSION = 1
@@ -55,6 +69,69 @@ class Report:
         }
 
 
+def chain_faults(
+    stream: str,
+    rows: Iterable[RawRow | StoredEvent],
+    previous: str = GENESIS,
+    start: int = 1,
+) -> Iterator[Problem]:
+    """The hash chain's faults in version order, walking on from ``previous`` (the hash
+    before version ``start``): a row that cannot be encoded, a hash that does not follow
+    (the walk goes on from the row's own hash), and a missing version (the walk stops).
+
+    The one chain walker: the full check below, and the table log's check of the rows
+    it reads (``service.tablelog``), which takes only the first fault.
+    """
+    for expected, row in enumerate(rows, start=start):
+        if row.version != expected:
+            yield Problem(expected, "missing_event", f"version {expected} is missing")
+            return
+        try:
+            data = json.loads(row.data) if isinstance(row.data, str) else row.data
+            canonical = canonical_event(
+                stream, row.version, row.type, row.schema, data, row.recorded_at, row.actor
+            )
+        except (ValueError, TypeError) as error:
+            yield Problem(expected, "unreadable_event", f"version {expected} is not valid: {error}")
+        else:
+            if chain_hash(previous, canonical) != row.hash:
+                yield Problem(
+                    expected,
+                    "broken_chain",
+                    f"version {expected}'s hash does not match its contents and the "
+                    "previous hash: the row was changed after it was recorded",
+                )
+        previous = str(row.hash)
+
+
+def head_fault(end: int, last_hash: str, head: tuple[int, str]) -> Problem | None:
+    """Whether stored rows ending at version ``end`` with hash ``last_hash`` are what the
+    stream's recorded ``head`` (version, hash) says: rows deleted from the end leave a
+    valid chain behind, and only the head tells."""
+    version, head_hash = head
+    if end < version:
+        return Problem(
+            end + 1,
+            "missing_event",
+            f"the stream's head is version {version} but the stored rows end at "
+            f"version {end}: events were removed",
+        )
+    if end > version:
+        return Problem(
+            version + 1,
+            "head_mismatch",
+            f"the stored rows run to version {end} but the stream's head is version "
+            f"{version}: rows were added behind the service's back",
+        )
+    if last_hash != head_hash:
+        return Problem(
+            end,
+            "head_mismatch",
+            f"version {end}'s hash is not the stream's recorded head hash",
+        )
+    return None
+
+
 def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = None) -> Report:
     """Check the chain row by row, then re-decide the whole log with the engine.
 
@@ -62,38 +139,19 @@ def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = No
     valid chain behind, and only the head tells.
     """
     report = Report(events=len(rows))
-    previous = GENESIS
+    report.problems += chain_faults(stream, rows)
+    gap = next((p.version for p in report.problems if p.code == "missing_event"), None)
+    kept = rows if gap is None else rows[: gap - 1]
+    report.head = str(kept[-1].hash) if kept else GENESIS
+    unreadable = {p.version for p in report.problems if p.code == "unreadable_event"}
     decoded: list[Any] = []
     game_id: str | None = None
-    for expected, row in enumerate(rows, start=1):
-        if row.version != expected:
-            report.problems.append(
-                Problem(expected, "missing_event", f"version {expected} is missing")
-            )
-            break
-        try:
-            data = json.loads(row.data) if isinstance(row.data, str) else row.data
-            canonical = canonical_event(
-                stream, row.version, row.type, row.schema, data, row.recorded_at, row.actor
-            )
-        except (ValueError, TypeError) as error:
-            report.problems.append(
-                Problem(expected, "unreadable_event", f"version {expected} is not valid: {error}")
-            )
-            previous = str(row.hash)
+    for row in kept:
+        if row.version in unreadable:
             continue
-        if chain_hash(previous, canonical) != row.hash:
-            report.problems.append(
-                Problem(
-                    expected,
-                    "broken_chain",
-                    f"version {expected}'s hash does not match its contents and the "
-                    "previous hash: the row was changed after it was recorded",
-                )
-            )
-        previous = str(row.hash)
+        data = json.loads(row.data) if isinstance(row.data, str) else row.data
         try:
-            if expected == 1:
+            if row.version == 1:
                 opened = event_from_json("", "TableOpened", data, row.schema)
                 game_id = opened.game
                 decoded.append(opened)
@@ -101,18 +159,12 @@ def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = No
                 decoded.append(event_from_json(str(game_id), row.type, data, row.schema))
         except Exception as error:  # any shape the decoder cannot read is a finding
             report.problems.append(
-                Problem(expected, "undecodable_event", f"version {expected}: {error!r}")
+                Problem(row.version, "undecodable_event", f"version {row.version}: {error!r}")
             )
-    report.head = previous
-    if head is not None and not report.problems and (head[0], head[1]) != (len(rows), previous):
-        report.problems.append(
-            Problem(
-                len(rows) + 1,
-                "missing_event",
-                f"the stream's head is version {head[0]} but the stored rows end at "
-                f"version {len(rows)}: events were removed",
-            )
-        )
+    report.problems.sort(key=lambda p: p.version)  # stable: a row's chain fault comes first
+    if head is not None and not report.problems:
+        fault = head_fault(len(rows), report.head, head)
+        report.problems += [fault] if fault else []
     if not report.problems and decoded and isinstance(decoded[0], TableOpened):
         try:
             report.problems += recheck(decoded[0], decoded[1:])
@@ -123,9 +175,16 @@ def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = No
     return report
 
 
-def export_lines(stream: str, game: str, variant: str, rows: Sequence[RawRow]) -> Iterable[str]:
-    """JSON Lines: a header, then one stored event per line with its hash."""
-    header = {
+def export_lines(
+    stream: str,
+    game: str,
+    variant: str,
+    rows: Sequence[RawRow],
+    signed: signing.SignedHead | None = None,
+) -> Iterable[str]:
+    """JSON Lines: a header (with the server's ``signed`` head), then one stored event per
+    line with its hash."""
+    header: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_VERSION,
         "id": stream,
@@ -134,6 +193,8 @@ def export_lines(stream: str, game: str, variant: str, rows: Sequence[RawRow]) -
         "events": len(rows),
         "head": rows[-1].hash if rows else GENESIS,
     }
+    if signed is not None:
+        header |= {"signature": signed.signature, "key_id": signed.key_id}
     yield json.dumps(header) + "\n"
     for r in rows:  # ``json.loads`` may raise on a corrupted row: the route answers 503
         yield (
@@ -166,7 +227,9 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
     if not lines:
         raise BadExport(1, "the file is empty")
     try:
-        header = json.loads(lines[0])
+        header = load_json(lines[0], line=1)
+    except JsonRefused:
+        raise  # nested too deep or a key given twice: the client's 400, not a bad export
     except ValueError as error:
         raise BadExport(1, f"line 1 is not JSON: {error}") from None
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
@@ -178,7 +241,7 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
     rows = []
     for number, line in enumerate(lines[1:], start=2):
         try:
-            item = json.loads(line)
+            item = load_json(line, line=number)
             rows.append(
                 RawRow(
                     item["version"],
@@ -190,6 +253,8 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
                     item.get("by"),
                 )
             )
+        except JsonRefused:
+            raise
         except (ValueError, KeyError, TypeError) as error:
             raise BadExport(number, f"line {number} is not an exported event: {error!r}") from None
     announced = header.get("events")
@@ -211,10 +276,52 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
     return header, rows
 
 
-def verify_file(text: str) -> tuple[dict[str, Any] | None, Report]:
-    """The offline check of an export: readable, chained, and accepted by the engine."""
+def check_signature(header: dict[str, Any], trusted: Mapping[str, bytes]) -> Problem | None:
+    """Whether one of the ``trusted`` keys (by key id) signed the head this header announces:
+    None, or a problem on the header (line 1) coded ``unsigned_export``, ``untrusted_key``
+    or ``bad_signature``."""
+    signature, key = header.get("signature"), header.get("key_id")
+    if signature is None and key is None:
+        return Problem(0, "unsigned_export", "the export carries no signature")
+    if not isinstance(key, str) or key not in trusted:
+        return Problem(
+            0, "untrusted_key", f"the export is signed by key {key!r}, not a trusted key"
+        )
+    try:
+        raw = signing.parse_signature(signature)
+    except ValueError as error:
+        return Problem(0, "bad_signature", f"the header's signature is unreadable: {error}")
+    stream, version, head = header.get("id"), header.get("events"), header.get("head")
+    if not (
+        isinstance(stream, str)
+        and type(version) is int
+        and isinstance(head, str)
+        and signing.verify_head(trusted[key], stream, version, head, raw)
+    ):
+        return Problem(
+            0,
+            "bad_signature",
+            f"key {key}'s signature does not match this table's head (version {version}, "
+            f"hash {head}): the file was changed after it was signed",
+        )
+    return None
+
+
+def verify_file(text: str, public_key: bytes | None = None) -> tuple[dict[str, Any] | None, Report]:
+    """The offline check of an export: readable, chained, accepted by the engine and, given
+    the exporting server's ``public_key``, signed by it."""
     try:
         header, rows = parse_export(text)
     except BadExport as bad:
         return None, Report(problems=[Problem(bad.line - 1, "unreadable_export", bad.detail)])
-    return header, check(header["id"], rows)
+    except JsonRefused as refused:  # nested too deep, or a key given twice
+        problem = Problem((refused.line or 1) - 1, refused.code, refused.detail)
+        return None, Report(problems=[problem])
+    report = check(header["id"], rows)
+    if public_key is not None:
+        given = signing.key_id(public_key)
+        fault = check_signature(header, {given: public_key})
+        if fault is not None and fault.code == "untrusted_key":
+            fault = Problem(0, fault.code, f"{fault.detail} (the given key is {given})")
+        report.problems = [fault, *report.problems] if fault else report.problems
+    return header, report

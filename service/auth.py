@@ -18,6 +18,7 @@ from sqlalchemy import Connection, insert, select
 
 from domain.table import ORGANISER, Viewer
 from service.config import Config
+from service.db import get_database
 from service.errors import ApiError
 from service.models import seat_tokens
 
@@ -28,6 +29,7 @@ __all__ = [
     "issue_seat_tokens",
     "new_token",
     "require_organiser",
+    "require_player",
     "viewer_of",
     "viewer_of_token",
 ]
@@ -80,6 +82,18 @@ def issue_seat_tokens(
             ],
         )
     return tokens
+
+
+def require_player(table_id: str, why: str) -> Viewer:
+    """The organiser or a seat of ``table_id``, else 401 (``why``): decided from the header
+    and at most one lookup, so a route refuses a forged token before it reads the body."""
+    token = bearer()
+    if token is None:
+        raise ApiError(401, "unauthorized", why)
+    if is_organiser(token):
+        return ORGANISER
+    with get_database().reading() as connection:
+        return viewer_of_token(connection, table_id, token)
 
 
 def viewer_of(connection: Connection, table_id: str) -> Viewer:

@@ -10,6 +10,7 @@ loops racing on one table therefore never both append: the loser either finds it
 ``after_action`` is the trigger: after an action (or a table's opening) leaves a bot
 to move, it enqueues ``cardledger.autoplay``; in eager mode that runs before the
 response returns. Bot moves themselves never trigger it (the loop is already running).
+A trigger the broker lost is made good by the sweep (``service.sweep``).
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def play_bots(
     while True:
         with get_database().reading() as connection:
             log = table_logs().load(connection, table_id)
+        if log.damage is not None:  # the command path would refuse the move: stop here
+            stopped = "log_damaged"
+            break
         found = bot_to_move(log)
         if found is None:
             stopped = "finished" if log.state.phase == "finished" else "waiting_for_person"
@@ -103,14 +107,16 @@ def play_bots(
 
 def after_action(log: TableLog) -> None:
     """Enqueue autoplay when ``log`` leaves a bot to move. A broker that is down does
-    not undo the action: it is logged, and ``POST /tables/{id}/autoplay`` resumes."""
+    not undo the action: it is logged, and once the broker is back the sweep
+    (``service.sweep``, from the ``bot_turns`` projection) enqueues it again."""
     if bot_to_move(log) is None:
         return
     eager = jobs.is_eager()
     try:
         jobs.enqueue(AUTOPLAY_TASK, log.id, None, jobs.EAGER_AUTOPLAY_SECONDS if eager else None)
     except BrokerError as error:
-        logger.warning("table %s: bots cannot be scheduled, broker down: %s", log.id, error)
+        logger.warning("table %s: bots not queued, broker down (the sweep resumes them): %s",
+                       log.id, error)  # fmt: skip
     except Exception:
         if not eager:
             raise

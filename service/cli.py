@@ -45,18 +45,30 @@ def _openapi(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    """Check an export offline: readable, hash-chained, and accepted by the rules engine."""
+    """Check an export offline: readable, hash-chained, accepted by the rules engine and,
+    with ``--key``, signed by that key (the exporting server's, from its /signing-key)."""
     from domain.audit import Problem
     from service.audit import Report, verify_file
+    from service.signing import key_id, parse_public_key
 
     try:
-        header, report = verify_file(args.file.read_text(encoding="utf-8"))
+        key = None if args.key is None else parse_public_key(args.key)
+    except ValueError as error:
+        print(f"--key: {error} (give the public_key of GET /signing-key)", file=sys.stderr)
+        return 2
+    try:
+        header, report = verify_file(args.file.read_text(encoding="utf-8"), key)
     except UnicodeDecodeError as error:
         problem = Problem(0, "unreadable_export", f"the file is not UTF-8 text ({error.reason})")
         header, report = None, Report(problems=[problem])
     name = f"table {header['id']} ({header['game']})" if header else str(args.file)
     if report.ok:
-        print(f"{name}: OK, {report.events} events, head {report.head}")
+        signed = (
+            f"signed by key {key_id(key)}"
+            if key is not None
+            else "signature NOT checked (give --key PUBLIC_KEY to check it)"
+        )
+        print(f"{name}: OK, {report.events} events, head {report.head}, {signed}")
         return 0
     print(f"{name}: {len(report.problems)} problem(s)")
     for problem in report.problems:
@@ -91,6 +103,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     simulation_cli.add_parser(commands)
     verify = commands.add_parser("verify", help="check an exported table (JSON Lines) offline")
     verify.add_argument("file", type=Path)
+    verify.add_argument(
+        "--key",
+        metavar="PUB",
+        help="the exporting server's public key (base64, as GET /signing-key serves it): "
+        "the file must be signed by it",
+    )
     verify.set_defaults(run=_verify)
     args = parser.parse_args(argv)
     result: int = args.run(args)

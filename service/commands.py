@@ -37,8 +37,8 @@ from service.eventstore import (
 )
 from service.models import idempotency_keys
 from service.players import check_seat_players
-from service.projections import after_table_events
-from service.tablelog import TableLog, TableLogs
+from service.projections import after_table_events, project_bot_turn
+from service.tablelog import TableLog, TableLogs, damaged
 
 LOGS_KEY = "cardledger.tablelogs"
 
@@ -59,7 +59,9 @@ class CreatedTable:
 def create_table(spec: Mapping[str, Any], connection: Connection | None = None) -> CreatedTable:
     """Open a table: check the game, seats and rules with the engine, record ``TableOpened``.
 
-    An omitted seed is drawn by the server and stays secret until the match ends.
+    An omitted seed is drawn by the server; either way the server draws the table's
+    secret 128-bit salt (never a client's: ``rules/common.md``, "Deterministic
+    shuffling", rule 1), and both stay secret until the match ends.
     ``connection``: open it in the caller's transaction (a tournament seating a round).
     """
     rules_module = game(spec["game"])
@@ -82,6 +84,7 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         seed=str(seed) if seed is not None else secrets.token_urlsafe(16),
         first_dealer=first_dealer,
         options=options,
+        salt=secrets.token_hex(16),
     )
     rules_module.check_options(table)
     rules_module.initial_state(table)  # raises RuleViolation for a table the rules refuse
@@ -96,7 +99,8 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         )
         humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
         tokens = issue_seat_tokens(connection, table_id, humans)
-    log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
+        log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
+        project_bot_turn(connection, log)  # a bot that deals first: the sweep's to resume
     table_logs().remember(log)
     if own_transaction:  # else the caller's transaction is still open: the caller schedules
         botplay.after_action(log)
@@ -104,7 +108,9 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
 
 
 def commitment(opened: TableOpened) -> str:
-    return seed_commitment(opened.seed) if opened.seed is not None else ""
+    """The published ``seed_commitment``: SHA-256 of ``"{salt}:{seed}"`` (of the bare seed
+    for a table recorded before salts)."""
+    return seed_commitment(opened.seed, opened.salt) if opened.seed is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +177,8 @@ def act(
             return accepted
         except (VersionConflict, IntegrityError) as conflict:
             if expected is not None or attempt == ATTEMPTS:
+                if isinstance(conflict, IntegrityError):
+                    _refuse_if_damaged(table_id)
                 with get_database().reading() as connection:
                     current = EventStore(connection).head(table_id)[0]
                 raise VersionConflict(table_id, expected, current) from conflict
@@ -178,6 +186,17 @@ def act(
 
 
 ATTEMPTS = 3
+
+
+def _refuse_if_damaged(table_id: str) -> None:
+    """After a write the database refused: a row already stored beyond the head is damage
+    the cached log (at that head, so unchecked) cannot show; replay and check it all."""
+    logs = table_logs()
+    logs.forget(table_id)
+    with get_database().writing() as connection:
+        log = logs.load(connection, table_id, _lock(connection, table_id))
+    if log.damage is not None:
+        raise damaged(table_id, log.damage)
 
 
 def _act_once(
@@ -192,11 +211,13 @@ def _act_once(
     with get_database().writing() as connection:
         viewer = viewer_of(connection, table_id)
         _authorize(viewer, body)
-        version = _lock(connection, table_id)  # one writer per table at a time, everywhere
+        head = _lock(connection, table_id)  # one writer per table at a time, everywhere
         request_hash = _request_hash(body, expected, viewer)
         if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
             return seen, None
-        log = logs.load(connection, table_id, version)
+        log = logs.load(connection, table_id, head)
+        if log.damage is not None:  # nothing may be built on a log that cannot be trusted
+            raise damaged(table_id, log.damage)
         if expected is not None and expected != log.version:
             raise VersionConflict(table_id, expected, log.version)
         rules = log.rules
@@ -216,7 +237,8 @@ def _act_once(
             log.events + tuple(events),
             _fold(rules, log.state, events),
         )
-        after_table_events(connection, after, events)  # standings and ratings, same transaction
+        waited = botplay.bot_to_move(log) is not None
+        after_table_events(connection, after, events, waited)  # standings, ratings, bot_turns
         accepted = Accepted(
             201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}
         )
@@ -246,12 +268,12 @@ def recorded(events: list[Any], viewer: Viewer, actor: str | None = None) -> lis
     return out
 
 
-def _lock(connection: Connection, table_id: str) -> int:
+def _lock(connection: Connection, table_id: str) -> tuple[int, str]:
     """Take the table's stream row for this transaction (PostgreSQL: ``FOR UPDATE``; SQLite
     already holds the database's write lock), so a retried request waits for the first
     and then finds its Idempotency-Key, instead of racing it."""
     try:
-        return EventStore(connection).lock(table_id)[0]
+        return EventStore(connection).lock(table_id)
     except StreamNotFound:
         raise ApiError(404, "not_found", f"there is no table {table_id}") from None
 

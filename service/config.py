@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from service.signing import Signer, parse_trusted_keys, read_signing_key
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = PROJECT_ROOT / "var"
 ADMIN_TOKEN_FILE = "admin-token"
@@ -69,10 +71,19 @@ class Config:
     database_url: str
     redis_url: str | None = None
     admin_token: str | None = field(default=None, repr=False)
+    #: The Ed25519 private key that signs stream heads (base64 of the raw 32 bytes). None:
+    #: `var_dir`/signing-key, generated (mode 600) the first time this server signs, so a
+    #: process that never signs (a worker, a migration) writes no key. Tests pass their own.
+    signing_key: str | None = field(default=None, repr=False)
+    #: Other servers' public keys (base64) whose signed exports this one imports.
+    trusted_keys: tuple[str, ...] = ()
+    #: Where a generated signing key is kept.
+    var_dir: Path = VAR_DIR
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, var_dir: Path = VAR_DIR) -> Config:
-        """Read `DATABASE_URL`, `REDIS_URL` and the organiser token; empty values count as unset."""
+        """Read `DATABASE_URL`, `REDIS_URL`, the organiser token and the signing keys; empty
+        values count as unset. A malformed key stops the server here (ValueError)."""
         env = os.environ if env is None else env
         database_url = env.get("DATABASE_URL", "").strip()
         if not database_url:
@@ -82,4 +93,17 @@ class Config:
             database_url=normalize_database_url(database_url),
             redis_url=env.get("REDIS_URL", "").strip() or None,
             admin_token=read_admin_token(env, var_dir),
+            signing_key=_checked_signing_key(read_signing_key(env, var_dir)),
+            trusted_keys=parse_trusted_keys(env.get("CARDLEDGER_TRUSTED_KEYS", "")),
+            var_dir=var_dir,
         )
+
+
+def _checked_signing_key(key: str | None) -> str | None:
+    """``key``, once it is known to be a usable private key: a typo stops the server here."""
+    if key is not None:
+        try:
+            Signer(key)
+        except ValueError as error:
+            raise ValueError(f"CARDLEDGER_SIGNING_KEY (or var/signing-key): {error}") from None
+    return key

@@ -10,14 +10,15 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Request, Response, jsonify
+from flask import Flask, Request, Response, jsonify, request
 from kombu.exceptions import OperationalError as BrokerError
 from marshmallow import ValidationError
 from sqlalchemy.exc import OperationalError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from domain.errors import WRONG_TIME_CODES, RuleViolation
 from service.eventstore import VersionConflict
+from service.jsonbody import JsonRefused
 
 logger = logging.getLogger(__name__)
 
@@ -86,16 +87,46 @@ def problem(
 
 
 class JsonRequest(Request):
-    """A request whose unparseable JSON body raises our `malformed_json` error, not a bare 400."""
+    """A request whose unparseable JSON body raises our `malformed_json` error, not a bare 400,
+    and whose refused JSON (``service.jsonbody``: nested too deep, a key twice) its own 400."""
+
+    def get_data(  # type: ignore[override]
+        self, cache: bool = True, as_text: bool = False, parse_form_data: bool = False
+    ) -> bytes | str:
+        """werkzeug stops a streamed (chunked) body quietly at ``max_content_length``, so a
+        long one would read as cut short; one byte more past the limit makes it the 413."""
+        data = super().get_data(cache=cache, parse_form_data=parse_form_data)
+        limit, streamed = self.max_content_length, self.content_length is None
+        if streamed and limit is not None and len(data) >= limit and self.stream_goes_on():
+            raise RequestEntityTooLarge()
+        return data.decode(errors="replace") if as_text else data
+
+    def stream_goes_on(self) -> bool:
+        """Whether the client's stream holds another byte (the server ends a chunked body)."""
+        return bool(self.environ["wsgi.input"].read(1))
 
     def on_json_loading_failed(self, e: ValueError | None) -> Any:
         if e is None:  # wrong Content-Type: keep werkzeug's 415
             return super().on_json_loading_failed(e)
+        if isinstance(e, JsonRefused):
+            raise e
         raise ApiError(400, "malformed_json", f"The request body is not valid JSON: {e}")
 
 
 def _api_error(error: ApiError) -> Response:
     return problem(error.status, error.code, error.detail, title=error.title, extra=error.extra)
+
+
+def _json_refused(error: JsonRefused) -> Response:
+    extra = {**error.extra, **({"line": error.line} if error.line is not None else {})}
+    return problem(400, error.code, error.detail, extra=extra)
+
+
+def _too_large(error: RequestEntityTooLarge) -> Response:
+    """413 naming the route's limit (``service.jsonbody``), refused before or while reading."""
+    limit = request.max_content_length
+    detail = f"this route takes a body of at most {limit} bytes" if limit else error.description
+    return problem(413, "payload_too_large", detail or "the body is too large")
 
 
 def _http_exception(error: HTTPException) -> Response:
@@ -172,6 +203,8 @@ def register_error_handlers(app: Flask) -> None:
     app.request_class = JsonRequest
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(HTTPException, _http_exception)
+    app.register_error_handler(RequestEntityTooLarge, _too_large)
+    app.register_error_handler(JsonRefused, _json_refused)
     app.register_error_handler(ValidationError, _validation_error)
     app.register_error_handler(OperationalError, _database_unavailable)
     app.register_error_handler(BrokerError, _broker_unavailable)

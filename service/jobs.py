@@ -15,6 +15,9 @@ budget so a request stays a request: autoplay stops after ``EAGER_AUTOPLAY_SECON
 (the next action or ``POST /tables/{id}/autoplay`` goes on), and a simulation runs only
 if small (``EAGER_SIMULATION_MATCHES``, no Monte Carlo seat, done within
 ``EAGER_SIMULATION_SECONDS``); a larger one fails at once and says to start a worker.
+
+Anyone holding a job's id reads its ``error``: a failure is logged in full here and shown
+as a stable sentence (``public_error``), never an exception's text (a broker's address).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from celery import Celery
 from flask import Flask, current_app
 from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy.exc import OperationalError as DatabaseError
 
 from domain.bots.simulate import Simulation, Stopped, result, run_chunk
 from service.config import Config
@@ -145,9 +149,36 @@ def _state(job_id: str) -> str | None:
     return state
 
 
-def fail(job_id: str, error: str) -> None:
-    """Mark the job failed (a job already failed keeps its first error)."""
-    if _state(job_id) != FAILED:
+#: What a failed job says it was doing, in its public ``error``.
+STOPPED = {AUTOPLAY: "the bots stopped", SIMULATION: "the simulation stopped"}
+NOT_QUEUED = "the job could not be queued"
+
+
+def public_error(kind: str, error: BaseException, *, queued: bool = True) -> str:
+    """A failure as anyone holding the job's id may read it: a stable sentence, never
+    the exception's text (a broker's address, a database host, a class name). The
+    details go to the log (``fail``)."""
+    head = STOPPED.get(kind, "the job stopped") if queued else NOT_QUEUED
+    if isinstance(error, BrokerError | redis.RedisError):
+        return f"{head}: the broker was unavailable; try again later"
+    if isinstance(error, DatabaseError):
+        return f"{head}: the database was unavailable; try again later"
+    if isinstance(error, ApiError):
+        return f"{head}: {error.code}"  # its stable code (a detail may quote a stored row)
+    return f"{head}: an internal error was logged"
+
+
+def fail(job_id: str, error: str | BaseException, *, queued: bool = True) -> None:
+    """Mark the job failed (a job already failed keeps its first error). ``error``: a
+    message for the public, or an exception, logged here in full and shown as
+    ``public_error`` says (``queued``: False when it failed to reach the broker)."""
+    with get_database().reading() as connection:
+        row = connection.execute(select(jobs.c.kind, jobs.c.state).where(jobs.c.id == job_id))
+        kind, state = row.first() or (None, None)
+    if isinstance(error, BaseException):
+        logger.error("job %s (%s) failed", job_id, kind, exc_info=error)
+        error = public_error(str(kind), error, queued=queued)
+    if state != FAILED:
         _set(job_id, state=FAILED, error=error)
 
 
@@ -172,7 +203,7 @@ def run_autoplay(table_id: str, job_id: str | None, seconds: float | None) -> di
         outcome = play_bots(table_id, seconds=seconds, progress=progress)
     except Exception as error:
         if job_id is not None:
-            fail(job_id, f"{type(error).__name__}: {error}")
+            fail(job_id, error)
         raise
     if job_id is not None:
         _set(job_id, state=DONE, done=outcome["moves"], total=outcome["moves"],
@@ -229,7 +260,7 @@ def run_simulation_chunk(job_id: str, chunk: int, deadline: float | None = None)
         fail(job_id, TOO_LARGE)
         return
     except Exception as error:
-        fail(job_id, f"{type(error).__name__}: {error}")
+        fail(job_id, error)
         raise
     _store_chunk(job_id, chunk, matches, sim)
 

@@ -72,6 +72,16 @@ idempotency_keys = Table(
     PrimaryKeyConstraint("stream", "key"),
 )
 
+# How an imported table came here (``POST /tables/import``): beside the log, never in it.
+table_imports = Table(
+    "table_imports",
+    metadata,
+    Column("table_id", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("signed", Boolean, nullable=False),  # by a key this server trusts
+    Column("key_id", String(16)),  # that key; null for an unsigned import
+    Column("imported_at", String(32), nullable=False),
+)
+
 # --- projections: read models rebuilt from the streams (``service/projections.py``) ---------
 
 players = Table(
@@ -124,6 +134,14 @@ standings = Table(
     Column("head_to_head", Integer),
     PrimaryKeyConstraint("tournament_id", "entry"),
     Index("ix_standings_position", "tournament_id", "position"),
+)
+
+# One row per table that waits on a bot (a bot seat among those to act, match not over):
+# what the sweep (``service/sweep.py``) resumes when the broker lost the bots' task.
+bot_turns = Table(
+    "bot_turns",
+    metadata,
+    Column("table_id", String(64), ForeignKey("streams.id"), primary_key=True),
 )
 
 # --- jobs: bot autoplay and simulations, run by Celery workers (``service/jobs.py``) ----------

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
-from apispec import APISpec
+from apispec import APISpec, BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_cls
 from apispec_webframeworks.flask import FlaskPlugin
 from flask import Flask
 
 from service import __version__
 from service.config import PROJECT_ROOT
+from service.jsonbody import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY
 from service.schemas import HealthSchema, ProblemSchema
 from service.schemas import jobs as j
 from service.schemas import tables as t
 from service.schemas import tournaments as tn
+from service.schemas.common import SigningKeySchema
 
 SPEC_PATH = PROJECT_ROOT / "openapi.yaml"
 OPENAPI_VERSION = "3.0.3"  # 3.0 rather than 3.1: best supported by schemathesis and client tools
@@ -38,6 +42,7 @@ SCHEMAS = {
     "EventPage": t.EventPageSchema,
     "DealHistory": t.DealHistorySchema,
     "Verification": t.VerificationSchema,
+    "SigningKey": SigningKeySchema,
     "SimulationCreate": j.SimulationCreateSchema,
     "JobCreated": j.JobCreatedSchema,
     "Job": j.JobSchema,
@@ -53,14 +58,68 @@ SCHEMAS = {
 }
 #: Error responses the routes refer to as ``#/components/responses/<name>``.
 RESPONSES = {
-    "BadRequest": "Malformed JSON or header.",
+    "BadRequest": "Malformed JSON or header; JSON nested more than "
+    f"{MAX_DEPTH} deep (`too_deeply_nested`) or naming a key twice in one object "
+    "(`duplicate_key`).",
     "Unauthorized": "No token, or a token this resource does not know.",
     "Forbidden": "The token may not do this.",
     "NotFound": "No such resource.",
-    "Conflict": "Version conflict (`version_conflict`) or the wrong moment for this action.",
+    "Conflict": "Version conflict (`version_conflict`), the wrong moment for this action, or "
+    "a damaged stored log (`log_damaged`, naming its first bad `version`).",
     "Unprocessable": "Well-formed but invalid (`validation_error`) or against the rules.",
     "Unavailable": "A backing service this needs is down (`broker_unavailable`).",
+    "TooLarge": f"The body is larger than the route takes (`payload_too_large`): "
+    f"{MAX_JSON_BODY // 1024} KiB, or {MAX_IMPORT_BODY // 2**20} MiB for an import.",
 }
+
+
+class BodyLimits(BasePlugin):
+    """Every route that takes a body may answer 413: the limit is app-wide (``service.app``)."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict | None = None, **_: object
+    ) -> None:
+        for operation in (operations or {}).values():
+            if "requestBody" in operation:
+                operation.setdefault("responses", {})["413"] = {
+                    "$ref": "#/components/responses/TooLarge"
+                }
+
+
+class CrossFieldRules(BasePlugin):
+    """A rule across fields (``exactly one of …``) that a schema checks in its
+    ``@validates_schema`` is invisible to apispec: the schema states it as ``Meta.openapi``
+    (JSON Schema keywords), added to its component so the spec says what the server checks."""
+
+    def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
+        schema = kwargs.get("schema")
+        meta = getattr(resolve_schema_cls(schema), "Meta", None) if schema else None
+        return dict(getattr(meta, "openapi", None) or {}) or None
+
+
+class PathIds(BasePlugin):
+    """A path parameter routed by the ``id`` converter (``service.api.StreamId``) matches only
+    what that converter does, so the spec takes its pattern from there: a fixed word such as
+    ``/tables/import`` is then not offered as a table's id."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict | None = None, **kwargs: Any
+    ) -> None:
+        app, view = kwargs.get("app"), kwargs.get("view")
+        if app is None or view is None:
+            return
+        stream_id = app.url_map.converters["id"]
+        patterns = {
+            name: f"^{converter.regex}$"
+            for rule in app.url_map.iter_rules()
+            if app.view_functions.get(rule.endpoint) is view
+            for name, converter in rule._converters.items()
+            if isinstance(converter, stream_id)
+        }
+        for operation in (operations or {}).values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path" and parameter.get("name") in patterns:
+                    parameter.setdefault("schema", {})["pattern"] = patterns[parameter["name"]]
 
 
 def build_spec(app: Flask) -> APISpec:
@@ -68,7 +127,7 @@ def build_spec(app: Flask) -> APISpec:
         title="Card Ledger",
         version=__version__,
         openapi_version=OPENAPI_VERSION,
-        plugins=[FlaskPlugin(), MarshmallowPlugin()],
+        plugins=[FlaskPlugin(), MarshmallowPlugin(), BodyLimits(), CrossFieldRules(), PathIds()],
         info={
             "description": "Event-sourced tournament and scoring service for card games.",
         },

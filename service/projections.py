@@ -1,5 +1,5 @@
 """Read models kept beside the event streams: players and their ratings, tournaments,
-their tables and their standings.
+their tables and their standings, and the tables waiting on a bot (``bot_turns``).
 
 Every writer updates them in the transaction that appends the events they follow from,
 and ``rebuild_projections`` recomputes them all from the streams alone (the command
@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from domain.events import MatchEnded, event_type, from_data, to_data
@@ -22,13 +23,15 @@ from domain.tournament.decide import FinishTable, decide, standings_of
 from domain.tournament.ratings import INITIAL, PlayerRegistered, Rating, TableRated, rate
 from domain.tournament.ratings import rated_places as _rated_places
 from domain.tournament.state import Tournament
+from service.botplay import bot_to_move
+from service.errors import ApiError
 from service.eventstore import EventStore, NewEvent, StreamNotFound
-from service.models import players, standings, streams, tournament_tables, tournaments
-from service.tablelog import TableLog
+from service.models import bot_turns, players, standings, streams, tournament_tables, tournaments
+from service.tablelog import TableLog, TableLogs
 from service.tournamentlog import TournamentLog, append, fresh, tournament_logs
 
 RATINGS = "ratings"  # the ledger stream: one TableRated per rated table, in rating order
-PROJECTIONS = (standings, tournament_tables, tournaments, players)
+PROJECTIONS = (standings, tournament_tables, tournaments, players, bot_turns)
 
 
 # --- tournaments -----------------------------------------------------------------------------
@@ -219,13 +222,40 @@ def _ledger(connection: Connection, head: tuple[int, str] | None, event: NewEven
 # --- the hook on the table command path ------------------------------------------------------
 
 
-def after_table_events(connection: Connection, log: TableLog, events: Sequence[Any]) -> None:
+def after_table_events(
+    connection: Connection, log: TableLog, events: Sequence[Any], waited: bool = False
+) -> None:
     """Called by ``service.commands`` right after a table's events are appended, in the
     same transaction: a ``MatchEnded`` tells the table's tournament (if any) and rates the
-    table's players, so standings and ratings never lag behind the tables."""
+    table's players, so standings and ratings never lag behind the tables; and the
+    table's ``bot_turns`` row follows (``waited``: a bot was to move before the events)."""
     for event in events:
         if type(event) is MatchEnded:
             _match_ended(connection, log.id, log.opened.seats, event)
+    project_bot_turn(connection, log, waited)
+
+
+# --- tables waiting on a bot -----------------------------------------------------------------
+
+
+def project_bot_turn(connection: Connection, log: TableLog, waited: bool = False) -> None:
+    """Keep ``log``'s ``bot_turns`` row: there while a bot must move. ``waited``: the row
+    was there before (False for a table just opened or imported). Only a change writes,
+    so a person's move among persons, or a bot's among bots, costs no statement."""
+    waits = bot_to_move(log) is not None
+    if waits == waited:
+        return
+    if waits:
+        connection.execute(_insert_once(connection, bot_turns, {"table_id": log.id}))
+    else:
+        connection.execute(delete(bot_turns).where(bot_turns.c.table_id == log.id))
+
+
+def _insert_once(connection: Connection, table: Any, values: dict[str, Any]) -> Any:
+    """An INSERT that leaves an existing row be: a projection row a rebuild or an older
+    deployment left must not turn a person's action into a conflict."""
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table).values(values).on_conflict_do_nothing()
 
 
 def _match_ended(
@@ -272,7 +302,27 @@ def rebuild_projections(connection: Connection) -> dict[str, int]:
             project_tables(connection, log, range(1, len(log.state.rounds) + 1))
             counts["tournaments"] += 1
     counts["rated_tables"] = _replay_ratings(connection, store)
+    counts["bot_turns"] = _replay_bot_turns(connection, kinds)
     return counts
+
+
+def _replay_bot_turns(connection: Connection, kinds: Sequence[Any]) -> int:
+    """Fold every table and list those a bot must move at (as far as its log can be
+    read: a table whose opening cannot be is left out)."""
+    logs = TableLogs()  # this rebuild's own: no other process's cache in the way
+    waiting = []
+    for stream_id, kind in kinds:
+        if kind != "table":
+            continue
+        try:
+            log = logs.load(connection, stream_id)
+        except ApiError:
+            continue
+        if bot_to_move(log) is not None:
+            waiting.append({"table_id": stream_id})
+    if waiting:
+        connection.execute(insert(bot_turns), waiting)
+    return len(waiting)
 
 
 def _replay_ratings(connection: Connection, store: EventStore) -> int:

@@ -52,11 +52,12 @@ def _rules() -> Iterator[None]:
 
 
 def create_tournament(spec: Mapping[str, Any]) -> TournamentLog:
-    """Record a new tournament; an omitted seed is drawn and kept secret until the end
-    (each table's deal seed derives from it)."""
+    """Record a new tournament; an omitted seed is drawn, and a 128-bit salt always is
+    (``rules/common.md``, "Deterministic shuffling", rule 1); both stay secret until the
+    end (each table's deal seed derives from ``"{salt}:{seed}"``)."""
     seeded = {**spec, "seed": spec.get("seed") or secrets.token_urlsafe(16)}
     with _rules():
-        created = tournament.create(seeded)
+        created = tournament.create(seeded, salt=secrets.token_hex(16))
     with get_database().writing() as connection:
         log = start(connection, uuid.uuid4().hex, [created])
         project_tournament(connection, log)

@@ -7,18 +7,32 @@ from flask import Flask
 from service.app import create_app
 from service.config import Config
 from service.db import run_migrations
+from service.signing import new_private_key
 
 ADMIN_TOKEN = "test-organiser-token"
 
 
 def make_test_app(
-    database_url: str, redis_url: str | None = None, *, migrate: bool = True
+    database_url: str,
+    redis_url: str | None = None,
+    *,
+    migrate: bool = True,
+    signing_key: str | None = None,
+    trusted_keys: tuple[str, ...] = (),
 ) -> Flask:
-    """An app on a migrated `database_url`, with a known organiser token, in testing mode."""
+    """An app on a migrated `database_url`, with a known organiser token, in testing mode.
+
+    Its signing key is `signing_key`, else a fresh one: never the checkout's `var/signing-key`.
+    """
     if migrate:
         run_migrations(database_url)
-    app = create_app(
-        Config(database_url=database_url, redis_url=redis_url, admin_token=ADMIN_TOKEN)
+    config = Config(
+        database_url=database_url,
+        redis_url=redis_url,
+        admin_token=ADMIN_TOKEN,
+        signing_key=signing_key or new_private_key(),
+        trusted_keys=trusted_keys,
     )
+    app = create_app(config)
     app.config["TESTING"] = True
     return app

@@ -13,6 +13,11 @@ Two optional settings, from the environment:
 - `CARDLEDGER_VISIBILITY_TIMEOUT` (seconds, default 3600): how long a task taken by a
   worker that then vanished (killed, machine lost) waits before another worker gets it.
   Keep it above the longest task (a simulation chunk takes seconds, autoplay minutes).
+- `CARDLEDGER_SWEEP_SECONDS` (default 15): how often Celery beat (`make worker` embeds
+  it: `worker -B`) runs `cardledger.resume_bots`, which re-queues the bots of tables whose
+  task a broker outage lost (`service/sweep.py`); every worker also runs it once when ready.
+  `CARDLEDGER_SWEEP_IDLE_SECONDS` (default 5): how long such a table must have had no
+  event, so a table whose bots are moving right now is left to them.
 """
 
 from __future__ import annotations
@@ -24,9 +29,12 @@ from typing import Any
 from celery import Celery
 
 from service.config import Config
+from service.sweep import IDLE_SECONDS, RESUME_TASK
 
 DEFAULT_VISIBILITY_TIMEOUT = 3600
 BROKER_CONNECT_TIMEOUT = 2.0
+DEFAULT_SWEEP_SECONDS = 15.0
+SWEEP_ENTRY = "resume-bots"
 
 
 def transport_options(env: Mapping[str, str]) -> dict[str, Any]:
@@ -42,6 +50,23 @@ def transport_options(env: Mapping[str, str]) -> dict[str, Any]:
     options["unacked_restore_interval"] = max(1, min(10, timeout // 2))
     options["unacked_restore_throttle"] = 1
     return options
+
+
+def sweep_schedule(env: Mapping[str, str]) -> dict[str, Any]:
+    """Celery beat's schedule: the bots' sweep (see the module docstring). A sweep left
+    in the queue past the next one expires: sweeps never pile up behind long tasks."""
+    interval = float(env.get("CARDLEDGER_SWEEP_SECONDS", "") or DEFAULT_SWEEP_SECONDS)
+    idle = float(env.get("CARDLEDGER_SWEEP_IDLE_SECONDS", "") or IDLE_SECONDS)
+    if interval <= 0 or idle < 0:
+        raise ValueError("CARDLEDGER_SWEEP_SECONDS must be > 0, CARDLEDGER_SWEEP_IDLE_SECONDS >= 0")
+    return {
+        SWEEP_ENTRY: {
+            "task": RESUME_TASK,
+            "schedule": interval,
+            "args": (idle,),
+            "options": {"expires": interval},
+        }
+    }
 
 
 def make_celery(
@@ -75,6 +100,8 @@ def make_celery(
             },
             broker_connection_timeout=BROKER_CONNECT_TIMEOUT,
             redis_socket_connect_timeout=BROKER_CONNECT_TIMEOUT,
+            beat_schedule=sweep_schedule(env),
+            beat_scheduler="celery.beat:Scheduler",  # in memory: no schedule file to keep
         )
     else:
         celery.conf.update(

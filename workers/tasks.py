@@ -11,12 +11,19 @@ chunk is stored once (its row's primary key) and skipped when already there.
 
 from __future__ import annotations
 
+import logging
 import time
+from typing import Any
 
 from celery import Task, group, shared_task
+from celery.signals import worker_ready
 from flask import Flask, current_app, has_app_context
+from kombu.exceptions import OperationalError as BrokerError
 
-from service import jobs
+from service import jobs, sweep
+from workers.celery_app import SWEEP_ENTRY
+
+logger = logging.getLogger(__name__)
 
 _APP: Flask | None = None
 
@@ -45,6 +52,27 @@ def autoplay(table_id: str, job_id: str | None = None, seconds: float | None = N
     """Bot moves at a table until a person must act or the match ends."""
     with flask_app().app_context():
         jobs.run_autoplay(table_id, job_id, seconds)
+
+
+@shared_task(name=sweep.RESUME_TASK, ignore_result=True)
+def resume_bots(idle: float = sweep.IDLE_SECONDS) -> list[str]:
+    """The sweep: autoplay for every table left waiting on a bot (``service.sweep``)."""
+    with flask_app().app_context():
+        return sweep.resume_bots(idle)
+
+
+@worker_ready.connect
+def sweep_when_ready(sender: Any, **_: Any) -> None:
+    """A worker that starts sweeps at once (with beat's arguments), not an interval
+    later: after an outage the tables a lost task left waiting go on first thing."""
+    app = sender.app
+    entry = app.conf.beat_schedule.get(SWEEP_ENTRY)
+    if app.conf.task_always_eager or entry is None:
+        return
+    try:
+        app.send_task(entry["task"], args=entry["args"], **entry["options"])
+    except BrokerError as error:  # beat's next sweep goes on
+        logger.warning("the start-up sweep could not be queued: %s", error)
 
 
 @shared_task(name="cardledger.simulate", bind=True, ignore_result=True)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from domain.errors import RuleViolation
 from domain.games import game
 from domain.match import MatchRules
+from domain.shuffle import deal_key
 from domain.table import SeatSpec, Table
 from domain.tournament import pairing
 from domain.tournament.events import (
@@ -85,8 +86,10 @@ def _refusal(
     return None
 
 
-def create(spec: Mapping[str, Any]) -> TournamentCreated:
-    """Check a new tournament's settings against the game and record them."""
+def create(spec: Mapping[str, Any], salt: str | None = None) -> TournamentCreated:
+    """Check a new tournament's settings against the game and record them, with the
+    secret ``salt`` the service drew for it (``rules/common.md``, "Deterministic
+    shuffling", rule 1: never a client's)."""
     game_id = spec["game"]
     rules_module = game(game_id)  # unknown_game
     variant = spec.get("variant") or rules_module.DEFAULT_VARIANT
@@ -138,6 +141,7 @@ def create(spec: Mapping[str, Any]) -> TournamentCreated:
         fill_with_bots=spec.get("fill_with_bots"),
         bye_points=spec.get("bye_points"),
         match_points=by_place,
+        salt=salt,
     )
 
 
@@ -240,7 +244,7 @@ def plan_round(state: Tournament) -> pairing.Seating:
         config.pairing,
         ranks,
         config.table_size,
-        seed=config.seed,
+        seed=deal_key(config.seed, config.salt),  # secret until the end, like the cards
         round_number=len(state.rounds) + 1,
         history=[[t.seats for t in played.tables] for played in state.rounds],
         byes_had=byes_had,
@@ -251,7 +255,8 @@ def plan_round(state: Tournament) -> pairing.Seating:
 
 def table_specs(state: Tournament, seating: pairing.Seating) -> list[dict[str, Any]]:
     """``POST /tables`` bodies for a planned round: names (and players) at their seats,
-    the first dealer drawn, and a deal seed derived from the tournament's (secret) seed."""
+    the first dealer drawn, and a deal seed derived from the tournament's (secret) deal key.
+    Each table also draws its own salt when it is opened, like any table."""
     config = state.config
     number = len(state.rounds) + 1
     specs = []
@@ -265,19 +270,23 @@ def table_specs(state: Tournament, seating: pairing.Seating) -> list[dict[str, A
                 "seats": [_seat(state, entry, config.fill_with_bots) for entry in seats],
                 "target_score": config.target_score,
                 "max_deals": config.max_deals,
-                "seed": table_seed(config.seed, number, t),
+                "seed": table_seed(deal_key(config.seed, config.salt), number, t),
                 "rules": {**config.rules, "first_dealer": dealer},
             }
         )
     return specs
 
 
-def table_seed(seed: str, round_number: int, table: int) -> str:
-    """A table's deal seed: SHA-256 of ``"{seed}/round-{r}/table-{t}"``, hex. One-way,
-    because a finished table reveals its seed: that must not reveal the tournament's,
-    or with it the deals of every table still to play. Once the tournament is finished
-    and its seed published, anyone can recompute each table's seed and re-deal."""
-    return hashlib.sha256(f"{seed}/round-{round_number}/table-{table}".encode()).hexdigest()
+def table_seed(key: str, round_number: int, table: int) -> str:
+    """A table's deal seed: SHA-256 of ``"{key}/round-{r}/table-{t}"``, hex, where ``key``
+    is the tournament's deal key ``"{salt}:{seed}"`` (``shuffle.deal_key``; the bare seed
+    in a tournament recorded before salts). Salted, so a guessable tournament seed does
+    not give the tables' seeds away (``rules/common.md``, "Deterministic shuffling", rule
+    1). One-way, because a finished table reveals its seed: that must not reveal the
+    tournament's key, or with it the deals of every table still to play. Once the
+    tournament is finished and its seed and salt shown, anyone can recompute each table's
+    seed and re-deal (with that table's own revealed salt)."""
+    return hashlib.sha256(f"{key}/round-{round_number}/table-{table}".encode()).hexdigest()
 
 
 def _seat(state: Tournament, entry: int | None, bot: str | None) -> dict[str, Any]:

@@ -15,7 +15,12 @@ from domain.events import from_data
 
 
 class TournamentCreated(NamedTuple):
-    """A tournament was announced: its game, table rules, pairing and scoring."""
+    """A tournament was announced: its game, table rules, pairing and scoring.
+
+    ``salt``: the server's secret salt; the tables' seeds derive from the key
+    ``"{salt}:{seed}"`` (``rules/common.md``, "Deterministic shuffling", rule 1). None in a
+    tournament recorded before salts, whose tables derive from the seed alone.
+    """
 
     name: str
     game: str
@@ -30,6 +35,7 @@ class TournamentCreated(NamedTuple):
     fill_with_bots: str | None = None  # a bot kind, or None: byes
     bye_points: float | None = None  # None: the average match points of a full table
     match_points: tuple[int, ...] | None = None  # by place; None: n-1 … 0
+    salt: str | None = None
 
 
 class EntryAdded(NamedTuple):

@@ -1,4 +1,5 @@
-"""Audit routes: a deal's history, verification, export and import (``api.md``, Audit)."""
+"""Audit routes: a deal's history, verification, export and import, and the key that signs
+heads (``api.md``, Audit, Signatures)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,61 @@ from sqlalchemy.exc import IntegrityError
 from domain.audit import deal_history, deal_text
 from domain.table import ORGANISER
 from service.api.tables import SCHEMAS, created_body, summary
-from service.audit import BadExport, RawRow, check, export_lines, parse_export
+from service.audit import BadExport, RawRow, check, check_signature, export_lines, parse_export
 from service.auth import issue_seat_tokens, require_organiser, viewer_of
 from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
 from service.eventstore import EventStore, StoredEvent
+from service.imports import record_import
+from service.jsonbody import MAX_IMPORT_BODY
 from service.models import events, streams
+from service.projections import project_bot_turn
+from service.schemas.common import SigningKeySchema
+from service.signing import SignedHead, keyring
 
 blueprint = Blueprint("audit", __name__)
+
+#: What an organiser can do about each refused signature (``POST /tables/import``).
+SIGNATURE_ADVICE = {
+    "unsigned_export": "import it marked unsigned with ?unsigned=true if you trust its source",
+    "untrusted_key": "add the exporting server's public key (its GET /signing-key) to "
+    "CARDLEDGER_TRUSTED_KEYS, or import it marked unsigned with ?unsigned=true",
+    "bad_signature": "a file whose signature fails is refused even with ?unsigned=true",
+}
+
+
+@blueprint.get("/signing-key")
+def get_signing_key() -> dict[str, Any]:
+    """The public key this server signs heads with, to check its exports and pages offline.
+    ---
+    get:
+      summary: The server's signing key
+      operationId: getSigningKey
+      tags: [audit]
+      security: []
+      responses:
+        "200":
+          description: The raw Ed25519 public key (base64) and its key id. A signature
+            covers the UTF-8 text `cardledger-head:v1:{stream id}:{version}:{head hash}`.
+          content:
+            application/json:
+              schema: SigningKey
+    """
+    signer = keyring().signer
+    return SigningKeySchema().dump({"key_id": signer.key_id, "public_key": signer.public_key})
+
+
+def sign_stream_head(stream: str, version: int) -> SignedHead:
+    """The stream's hash at ``version``, signed: the head a projection read at that version
+    (standings) reflects, whatever was appended since."""
+    with get_database().reading() as connection:
+        found = connection.scalar(
+            select(events.c.hash).where(events.c.stream == stream, events.c.version == version)
+        )
+    if found is None:
+        raise ApiError(503, "unreadable_log", f"stream {stream} has no version {version}")
+    return keyring().signer.sign_head(stream, version, found)
 
 
 @blueprint.get("/tables/<id:table_id>/deals/<int:deal>")
@@ -60,9 +107,14 @@ def get_deal(table_id: str, deal: int) -> Any:
     history = deal_history(log.opened, log.events[1:], deal, viewer, actors)
     if history is None:
         raise ApiError(404, "not_found", f"table {table_id} has no deal {deal}")
+    head = keyring().signer.sign_head(table_id, log.version, log.rows[-1].hash)
     if form == "text":
-        return Response(deal_text(table_id, history), mimetype="text/plain")
-    return SCHEMAS.DealHistorySchema.dump({"table": table_id, **history})
+        signed = (
+            f"Head: version {head.version}, hash {head.hash}\n"
+            f"Signed (Ed25519, key {head.key_id}): {head.signature}\n"
+        )
+        return Response(deal_text(table_id, history) + "\n" + signed, mimetype="text/plain")
+    return SCHEMAS.DealHistorySchema.dump({"table": table_id, **history, "head": head.as_dict()})
 
 
 def _raw_rows(table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
@@ -135,10 +187,11 @@ def export(table_id: str) -> Response:
         log = table_logs().load(connection, table_id)
     if viewer != ORGANISER and summary(log)["status"] != "finished":
         raise ApiError(403, "forbidden", "until the match ends only the organiser may export")
-    rows, _ = _raw_rows(table_id)
+    rows, (version, head) = _raw_rows(table_id)
     opened = log.opened
+    signed = keyring().signer.sign_head(table_id, version, head)  # the head as recorded
     try:
-        text = "".join(export_lines(table_id, opened.game, opened.variant, rows))
+        text = "".join(export_lines(table_id, opened.game, opened.variant, rows, signed))
     except ValueError as error:
         raise ApiError(
             503, "unreadable_log", f"a stored row of table {table_id} is not JSON: {error}"
@@ -152,12 +205,20 @@ def export(table_id: str) -> Response:
 
 @blueprint.post("/tables/import")
 def import_table() -> tuple[dict[str, Any], int]:
-    """Re-create a table from an export after verifying its chain and replaying it.
+    """Re-create a table from an export after verifying its chain, replaying it and checking
+    that a trusted key signed its head.
     ---
     post:
       summary: Import a table (organiser)
       operationId: importTable
       tags: [audit]
+      parameters:
+        - in: query
+          name: unsigned
+          required: false
+          schema: {type: boolean, default: false}
+          description: Import a file no trusted key signed (unsigned, or signed by an
+            untrusted key); the table's summary then says `import.signed` false.
       requestBody:
         required: true
         content:
@@ -169,12 +230,21 @@ def import_table() -> tuple[dict[str, Any], int]:
           content:
             application/json:
               schema: TableCreated
+        "400": {$ref: "#/components/responses/BadRequest"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
         "409": {$ref: "#/components/responses/Conflict"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+        "422":
+          description: The file is not a valid log (`import_rejected`, with its first bad
+            `line`), or no trusted key vouches for it (`unsigned_export`, `untrusted_key`,
+            `bad_signature`).
+          content:
+            application/problem+json:
+              schema: Problem
     """
     require_organiser()
+    request.max_content_length = MAX_IMPORT_BODY  # a whole log: more than a JSON body
+    unsigned = _unsigned_flag()
     try:
         text = request.get_data(as_text=True)
         header, rows = parse_export(text)
@@ -192,6 +262,11 @@ def import_table() -> tuple[dict[str, Any], int]:
             f"line {first.version + 1}: {first.detail}",
             extra={"line": first.version + 1, "problems": [p.as_dict() for p in report.problems]},
         )
+    fault = check_signature(header, keyring().trusted)
+    if fault is not None and (fault.code == "bad_signature" or not unsigned):
+        detail = f"{fault.detail}: {SIGNATURE_ADVICE[fault.code]}"
+        raise ApiError(422, fault.code, detail, extra={"line": 1})
+    signer = None if fault else header["key_id"]
     stored = [
         StoredEvent(
             table_id,
@@ -208,9 +283,20 @@ def import_table() -> tuple[dict[str, Any], int]:
     try:
         with get_database().writing() as connection:
             EventStore(connection).restore(table_id, "table", stored)
+            record_import(connection, table_id, signer)
             log = table_logs().load(connection, table_id)
+            project_bot_turn(connection, log)  # a bot to move: the sweep resumes it
             humans = (s for s, seat in enumerate(log.opened.seats) if not seat.get("bot"))
             tokens = issue_seat_tokens(connection, table_id, humans)
     except IntegrityError:
         raise ApiError(409, "table_exists", f"table {table_id} is already here") from None
     return SCHEMAS.TableCreatedSchema.dump(created_body(log, tokens)), 201
+
+
+def _unsigned_flag() -> bool:
+    """``?unsigned=true``: the organiser explicitly accepts a file no trusted key signed."""
+    value = request.args.get("unsigned", "false").lower()
+    if value not in ("true", "false"):
+        raise ApiError(422, "validation_error", "unsigned is true or false",
+                       extra={"errors": {"unsigned": ["must be true or false"]}})  # fmt: skip
+    return value == "true"

@@ -8,7 +8,6 @@ reads the database only, so it answers whatever the broker's state.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from flask import Blueprint
@@ -22,8 +21,8 @@ from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
 from service.schemas.jobs import JobCreatedSchema, JobSchema, SimulationCreateSchema
+from service.tablelog import damaged
 
-logger = logging.getLogger(__name__)
 blueprint = Blueprint("jobs", __name__)
 
 
@@ -38,17 +37,17 @@ class SCHEMAS:
 def _start(job_id: str, task: str, *args: Any) -> None:
     """Enqueue the job's task. If the broker refuses, the job is marked failed before
     the 503 goes out, so it never sits queued forever. In eager mode the task ran here:
-    its failure is the job's (``failed``, with the error), not the request's."""
+    its failure is the job's (``failed``, with the error), not the request's. The job
+    shows a stable message; the error's details are logged (``jobs.fail``)."""
     try:
         jobs.enqueue(task, *args)
     except BrokerError as error:
-        jobs.fail(job_id, f"could not be queued: {error}")
+        jobs.fail(job_id, error, queued=False)
         raise
     except Exception as error:
         if not jobs.is_eager():
             raise
-        logger.exception("job %s failed in-process", job_id)
-        jobs.fail(job_id, f"{type(error).__name__}: {error}")
+        jobs.fail(job_id, error)
 
 
 @blueprint.post("/tables/<id:table_id>/autoplay")
@@ -69,13 +68,16 @@ def autoplay(table_id: str) -> tuple[dict[str, Any], int]:
               schema: JobCreated
         "401": {$ref: "#/components/responses/Unauthorized"}
         "404": {$ref: "#/components/responses/NotFound"}
+        "409": {$ref: "#/components/responses/Conflict"}
         "503": {$ref: "#/components/responses/Unavailable"}
     """
     with get_database().reading() as connection:
         viewer = viewer_of(connection, table_id)
         if viewer is None:
             raise ApiError(401, "unauthorized", "autoplay needs a seat or organiser token")
-        table_logs().load(connection, table_id)  # 404 for an unknown table
+        log = table_logs().load(connection, table_id)  # 404 for an unknown table
+    if log.damage is not None:  # its bots' moves would be refused one by one
+        raise damaged(table_id, log.damage)
     job_id = jobs.create(jobs.AUTOPLAY, {"table": table_id}, None, table_id)
     seconds = jobs.EAGER_AUTOPLAY_SECONDS if jobs.is_eager() else None
     _start(job_id, "cardledger.autoplay", table_id, job_id, seconds)

@@ -20,11 +20,17 @@ def openapi_yaml() -> Response:
       security: []
       responses:
         "200":
-          description: The OpenAPI document, as YAML.
+          description: The OpenAPI document, as YAML (this very document, parsed).
           content:
             application/yaml:
               schema:
-                type: string
+                type: object
+                required: [openapi, info, paths, components]
+                properties:
+                  openapi: {type: string, pattern: '^3[.]0[.][0-9]+$'}
+                  info: {type: object, required: [title, version]}
+                  paths: {type: object}
+                  components: {type: object}
     """
     if SPEC_PATH.is_file():
         document = SPEC_PATH.read_text(encoding="utf-8")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, request
 
-from service.auth import bearer, require_organiser, viewer_of
+from service.auth import require_organiser, require_player, viewer_of
 from service.commands import act, commitment, create_table, table_logs, visible_rows
 from service.db import get_database
 from service.errors import ApiError
+from service.imports import import_mark
 from service.schemas.tables import (
     ActionResultSchema,
     ActionSchema,
@@ -136,7 +137,7 @@ def post_action(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         - in: header
           name: Idempotency-Key
           required: false
-          schema: {type: string, maxLength: 200}
+          schema: {type: string, minLength: 1, maxLength: 200}
       requestBody:
         required: true
         content:
@@ -155,14 +156,14 @@ def post_action(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         "409": {$ref: "#/components/responses/Conflict"}
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
-    if bearer() is None:
-        raise ApiError(401, "unauthorized", "acting at a table needs a seat or organiser token")
+    # who asks is settled before a byte of the body is read: a forged token costs nothing
+    viewer = require_player(table_id, "acting at a table needs a seat or organiser token")
     body = json_body()
     SCHEMAS.ActionSchema.load(body)  # shape and types; the engine judges cards and rules
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ApiError(400, "bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
-    accepted = act(table_id, body, viewer_of, _expected_version(), key)
+    accepted = act(table_id, body, lambda _c, _t: viewer, _expected_version(), key)
     return (
         SCHEMAS.ActionResultSchema.dump(accepted.body),
         accepted.status,
@@ -195,8 +196,16 @@ def summary(log: TableLog) -> dict[str, Any]:
         "max_deals": opened.max_deals,
         "seed_commitment": commitment(opened),
         "seed": opened.seed if finished else None,
+        "salt": opened.salt if finished else None,
         "created_at": log.rows[0].recorded_at,
+        "damaged": damaged_field(log),
     }
+
+
+def damaged_field(log: TableLog) -> dict[str, Any] | None:
+    """``damaged``: null, or where the stored log stops being trustworthy (what is shown
+    is the fold of the versions before it)."""
+    return log.damage.as_dict() if log.damage is not None else None
 
 
 @blueprint.get("/tables/<id:table_id>")
@@ -212,7 +221,8 @@ def get_table(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         - {in: path, name: table_id, required: true, schema: {type: string}}
       responses:
         "200":
-          description: Status, seats, totals and ranking; the seed once the match ended.
+          description: Status, seats, totals and ranking; the seed and salt once the match
+            ended.
           content:
             application/json:
               schema: TableSummary
@@ -220,7 +230,10 @@ def get_table(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         "404": {$ref: "#/components/responses/NotFound"}
     """
     log, _ = _read(table_id)
-    return SCHEMAS.TableSummarySchema.dump(summary(log)), 200, {"ETag": f'"{log.version}"'}
+    with get_database().reading() as connection:
+        imported = import_mark(connection, table_id)  # beside the log, never in it
+    body = SCHEMAS.TableSummarySchema.dump({**summary(log), "imported": imported})
+    return body, 200, {"ETag": f'"{log.version}"'}
 
 
 @blueprint.get("/tables/<id:table_id>/state")
@@ -234,7 +247,8 @@ def get_state(table_id: str) -> tuple[dict[str, Any], int]:
       security: [{}, {bearer: []}]
       parameters:
         - {in: path, name: table_id, required: true, schema: {type: string}}
-        - {in: query, name: version, required: false, schema: {type: integer, minimum: 1}}
+        - {in: query, name: version, required: false,
+           schema: {type: integer, minimum: 1, maximum: 2147483647}}
       responses:
         "200":
           description: The state at that version, redacted for the caller.
@@ -251,7 +265,7 @@ def get_state(table_id: str) -> tuple[dict[str, Any], int]:
     if version > log.version:
         raise ApiError(404, "not_found", f"table {table_id} has no version {version} yet")
     shown = log.rules.view(log.state_at(version), viewer)
-    return {"version": version, **shown}, 200
+    return {"version": version, **shown, "damaged": damaged_field(log)}, 200
 
 
 @blueprint.get("/tables/<id:table_id>/events")
@@ -265,7 +279,8 @@ def get_events(table_id: str) -> tuple[dict[str, Any], int]:
       security: [{}, {bearer: []}]
       parameters:
         - {in: path, name: table_id, required: true, schema: {type: string}}
-        - {in: query, name: after, required: false, schema: {type: integer, minimum: 0}}
+        - {in: query, name: after, required: false,
+           schema: {type: integer, minimum: 0, maximum: 2147483647}}
         - {in: query, name: limit, required: false,
            schema: {type: integer, minimum: 1, maximum: 1000}}
       responses:
@@ -284,11 +299,3 @@ def get_events(table_id: str) -> tuple[dict[str, Any], int]:
     rows = visible_rows(log, viewer, after, limit) if after < log.version else []
     following = after + limit if after + limit < log.version else None
     return SCHEMAS.EventPageSchema.dump({"events": rows, "next": following}), 200
-
-
-def _no_cache(response: Response) -> Response:
-    response.headers.setdefault("Cache-Control", "no-store")
-    return response
-
-
-blueprint.after_request(_no_cache)

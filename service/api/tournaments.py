@@ -15,6 +15,7 @@ from flask import Blueprint, Response, render_template, request
 from domain.shuffle import seed_commitment
 from domain.tournament.standings import bye_units, shown
 from domain.tournament.state import Entry, Tournament
+from service.api.audit import sign_stream_head
 from service.api.tables import json_body
 from service.auth import require_organiser
 from service.projections import status
@@ -117,8 +118,9 @@ def summary(log: TournamentLog) -> dict[str, Any]:
         "status": status(state),
         "rounds_played": state.rounds_played,
         "version": log.version,
-        "seed_commitment": seed_commitment(config.seed),
+        "seed_commitment": seed_commitment(config.seed, config.salt),
         "seed": config.seed if state.finished else None,
+        "salt": config.salt if state.finished else None,
         "created_at": log.created_at,
         "entries": [_entry(e) for e in state.entries.values()],
         "seatings": [
@@ -335,7 +337,7 @@ def post_finish(tournament_id: str) -> tuple[dict[str, Any], int]:
           schema: {type: string, pattern: "^[0-9a-f]{32}$"}
       responses:
         "200":
-          description: The finished tournament, its seed revealed.
+          description: The finished tournament, its seed and salt revealed.
           content:
             application/json:
               schema: Tournament
@@ -437,6 +439,7 @@ def get_standings(tournament_id: str) -> Response | tuple[dict[str, Any], int]:
         "status": head.status,
         "rounds_played": head.rounds_played,
         "rows": shown_rows,
+        "head": sign_stream_head(tournament_id, head.version).as_dict(),
     }
     return SCHEMAS.StandingsSchema.dump(body), 200
 
@@ -465,5 +468,8 @@ def get_standings_page(tournament_id: str) -> Response:
         "404": {$ref: "#/components/responses/NotFound"}
     """
     head, rows = read_standings(tournament_id)
-    page = render_template("standings.html", tournament=head, rows=standing_rows(rows))
+    signed = sign_stream_head(tournament_id, head.version)
+    page = render_template(
+        "standings.html", tournament=head, rows=standing_rows(rows), signed=signed
+    )
     return Response(page, mimetype="text/html")

@@ -122,6 +122,7 @@ def table_page(table_id: str) -> Response:
         deals=[(k, scored or viewer == ORGANISER) for k, scored in _deals(log)],
         token=token,
         live=live,
+        damage=log.damage,
     )
     return _html(page)
 

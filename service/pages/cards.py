@@ -7,6 +7,7 @@ view has already shown reach this module: it never decides what a viewer may see
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from domain.games.bottle_imp.cards import COINS, START_CARD, SUIT, SUITS
@@ -15,6 +16,21 @@ from domain.games.oh_quay.cards import DECK as DECKTET
 from domain.games.oh_quay.cards import RANK, suits_of
 
 Card = int | str
+
+
+def cards_in(value: object) -> Iterator[Card]:
+    """Every card in an event's or action's card field, whatever its shape: one card, a
+    list or set of them, a list of hands (``MoscaWon.cards``), piles by name (Bright
+    House); a hidden card (``None``) is left out. Pages read cards only through this, so
+    a new event shape cannot reach a face or a set as a list."""
+    if isinstance(value, int | str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from cards_in(item)
+    elif isinstance(value, Iterable):
+        for item in value:
+            yield from cards_in(item)
 
 
 @dataclass(frozen=True, slots=True)

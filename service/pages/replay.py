@@ -11,29 +11,24 @@ marked ``legal``, which is what a dispute is about.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from domain.table import ORGANISER
+from service.pages.cards import Card, cards_in
 from service.pages.scenes import Pile, Scene, Slot, scene, seat_names
 from service.tablelog import TableLog
 
 Part = str | dict[str, Any]
-#: Fields of events and action bodies that hold one card or a list of cards.
+#: Fields of events and action bodies that hold cards: one, a list, or lists (a mosca's hands).
 CARD_FIELDS = ("card", "left", "right", "opponent", "discarded", "discard", "cards", "keep")
 #: Fields of action bodies that are choices but not cards, summarised in words.
 CHOICE_FIELDS = ("call", "hand", "from", "position", "count")
 
 
-def _cards(data: Mapping[str, Any], fields: Iterable[str] = CARD_FIELDS) -> list[Any]:
-    out: list[Any] = []
-    for name in fields:
-        value = data.get(name)
-        if isinstance(value, list):
-            out += [v for v in value if v is not None]
-        elif value is not None:
-            out.append(value)
-    return out
+def _cards(data: Mapping[str, Any], fields: Iterable[str] = CARD_FIELDS) -> list[Card]:
+    """The cards of ``fields``, flat, whatever the shape of each field."""
+    return [card for name in fields for card in cards_in(data.get(name))]
 
 
 def _hand(view: Mapping[str, Any], seat: int) -> list[Any]:
@@ -83,8 +78,8 @@ def describe(entry: Mapping[str, Any], names: Sequence[str]) -> list[Part]:
     kind = entry["type"]
     who = names[data["seat"]] if isinstance(data.get("seat"), int) else ""
 
-    def cards(values: Iterable[Any]) -> list[Part]:
-        return [{"c": c} for c in values if c is not None] or ["(hidden)"]
+    def cards(values: Any) -> list[Part]:
+        return [{"c": c} for c in cards_in(values)] or ["(hidden)"]
 
     if kind == "DealStarted":
         dealer = data.get("dealer", data.get("starter"))
@@ -113,7 +108,7 @@ def describe(entry: Mapping[str, Any], names: Sequence[str]) -> list[Part]:
         return [f"{who} exchanges {n} card{'' if n == 1 else 's'}", *([": "] if n else []),
                 *(cards(data["discarded"]) if n else [])]  # fmt: skip
     if kind == "MoscaWon":
-        return [f"Mosca: {', '.join(names[s] for s in data['seats'])} take the pot"]
+        return _mosca_words(data, names, cards)
     if kind == "CargoLoaded":
         source = "own quay" if data["from"] == "own" else "the opponent's quay"
         return [f"{who} loads ", *cards([data["card"]]),
@@ -137,6 +132,17 @@ def describe(entry: Mapping[str, Any], names: Sequence[str]) -> list[Part]:
     if kind == "Adjusted":
         return [f"Director's ruling: {who} {data['points']:+d} ({data['reason']})"]
     return [kind]
+
+
+def _mosca_words(
+    data: Mapping[str, Any], names: Sequence[str], cards: Callable[[Any], list[Part]]
+) -> list[Part]:
+    """``Mosca: Bo with 10S JS QS KS AS takes the pot``; equal moscas share it."""
+    words: list[Part] = ["Mosca: "]
+    for i, (seat, hand) in enumerate(zip(data["seats"], data["cards"], strict=True)):
+        words += [f"{' and ' if i else ''}{names[seat]} with ", *cards(hand)]
+    words.append(" takes the pot" if len(data["seats"]) == 1 else " share the pot")
+    return words
 
 
 def _trick_words(data: Mapping[str, Any], names: Sequence[str]) -> list[Part]:
@@ -213,5 +219,6 @@ def _step_scene(
             panel = shown.seats[seat]
             panel.piles = [next(earlier, p) if "hand" in p.kind else p for p in panel.piles]
         shown.mark(_alternative_cards(legal, hand), "legal", seat, hands_only=True)
-    shown.mark(used, "played", seat if isinstance(seat, int) else None)
+    mark = "winner" if entry["type"] == "MoscaWon" else "played"
+    shown.mark(used, mark, seat if isinstance(seat, int) else None)
     return shown

@@ -15,7 +15,7 @@ from typing import Any
 
 from domain.games.bottle_imp.cards import COINS
 from domain.games.bottle_imp.layout import LOPAKA, LOPAKA_SEAT
-from service.pages.cards import BESTIA_SUITS, Card
+from service.pages.cards import BESTIA_SUITS, Card, cards_in
 
 View = Mapping[str, Any]
 
@@ -86,11 +86,12 @@ class Scene:
                 "seats": [s.json() for s in self.seats]}  # fmt: skip
 
     def mark(
-        self, cards: Iterable[Card], css: str, seat: int | None = None, hands_only: bool = False
+        self, cards: Iterable[Any], css: str, seat: int | None = None, hands_only: bool = False
     ) -> None:
-        """Add ``css`` to the slots showing ``cards`` in the middle and in ``seat``'s panel
-        (every panel when ``None``); with ``hands_only``, of that panel only its hand."""
-        wanted = set(cards)
+        """Add ``css`` to the slots showing ``cards`` (in any shape ``cards_in`` reads) in
+        the middle and in ``seat``'s panel (every panel when ``None``); with ``hands_only``,
+        of that panel only its hand."""
+        wanted = set(cards_in(cards))
         panels = self.seats if seat is None else [self.seats[seat]]
         own = [p for s in panels for p in s.piles if not hands_only or "hand" in p.kind]
         for pile in [*self.centre, *own]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from domain.bots import BOT_NAMES
-from service.schemas.tables import GAMES, SeedField
+from service.schemas.tables import GAMES, SeedField, rules_field
 
 #: Bounds that keep one simulation a reasonable job.
 MAX_MATCHES = 100_000
@@ -30,7 +30,7 @@ class SimulationCreateSchema(Schema):
     matches = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_MATCHES))
     seed = SeedField(
         required=True,
-        metadata={"type": "string", "description": "Match i is seeded from this and i."},
+        metadata={"description": "Match i is seeded from this and i."},
     )
     target_score = fields.Integer(
         allow_none=True,
@@ -38,7 +38,7 @@ class SimulationCreateSchema(Schema):
         metadata={"description": "With max_deals omitted too: the game's default match."},
     )
     max_deals = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=MAX_DEALS))
-    rules = fields.Dict(keys=fields.String(), load_default=dict)
+    rules = rules_field()
 
 
 class JobCreatedSchema(Schema):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import (
     RAISE,
@@ -14,6 +14,9 @@ from marshmallow import (
 )
 
 from domain.bots import BOT_NAMES
+from domain.errors import RuleViolation
+from domain.rulings import MAX_POINTS, MAX_REASON
+from service.schemas.common import SignedHeadSchema, name_field, player_id_field
 
 GAMES = ("bottle-imp", "bestia", "oh-quay")
 ACTION_TYPES = (
@@ -32,16 +35,24 @@ ACTION_TYPES = (
 
 
 class SeatSchema(Schema):
-    """A person (``name`` or ``player_id``) or a bot (``bot``)."""
+    """A person (``name``, ``player_id`` or both) or a bot (``bot`` alone)."""
 
     class Meta:
         unknown = RAISE
+        #: what `one_kind` checks, said in the spec (``service/openapi.py``)
+        openapi: ClassVar[dict[str, Any]] = {
+            "minProperties": 1,
+            "anyOf": [
+                {"maxProperties": 1},
+                {"required": ["name", "player_id"], "maxProperties": 2},
+            ],
+        }
 
-    name = fields.String(validate=validate.Length(min=1, max=80))
+    name = name_field(80)
     bot = fields.String(
         validate=validate.OneOf(BOT_NAMES), metadata={"description": "A bot of domain.bots."}
     )
-    player_id = fields.String(validate=validate.Length(min=1, max=64))
+    player_id = player_id_field()
 
     @validates_schema
     def one_kind(self, data: dict[str, Any], **_: Any) -> None:
@@ -51,16 +62,97 @@ class SeatSchema(Schema):
             raise ValidationError("a seat needs a name, a player_id or a bot")
 
 
+#: Seats, positions and counts are small numbers: the schema refuses absurd ones, the engine
+#: those its rules do not allow (``unknown_seat``, ``invalid_position`` …).
+SMALL_NUMBER = validate.Range(min=-1000, max=1000)
+#: The highest version a query may name (a version is a PostgreSQL ``integer``).
+MAX_VERSION = 2**31 - 1
+#: A rule option's value (``rules/*.md``) is a flag, a word or a modest number.
+MAX_OPTION_NUMBER = 10_000
+MAX_OPTION_TEXT = 40
+
+
+class OptionValue(fields.Field):
+    """A rule option's value, within bounds; which options a game takes, with which values,
+    is the engine's to say (``unknown_option``, ``invalid_option``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "metadata",
+            {
+                "oneOf": [
+                    {"type": "boolean"},
+                    {
+                        "type": "integer",
+                        "minimum": -MAX_OPTION_NUMBER,
+                        "maximum": MAX_OPTION_NUMBER,
+                    },
+                    {"type": "string", "maxLength": MAX_OPTION_TEXT},
+                ]
+            },
+        )
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and abs(value) <= MAX_OPTION_NUMBER:
+            return value
+        if isinstance(value, str) and len(value) <= MAX_OPTION_TEXT:
+            return value
+        raise ValidationError(
+            f"a rule option is true or false, a whole number from -{MAX_OPTION_NUMBER} to "
+            f"{MAX_OPTION_NUMBER} or a word of at most {MAX_OPTION_TEXT} characters"
+        )
+
+
+def _option_name(name: str) -> None:
+    """No game has an option with an empty or a longer name: refused as the engine refuses
+    any name it does not know, ``unknown_option`` (OpenAPI 3.0 cannot bound a key, so the
+    spec could not call this a validation error)."""
+    if not 1 <= len(name) <= MAX_OPTION_TEXT:
+        shown = name[:MAX_OPTION_TEXT]
+        raise RuleViolation("unknown_option", f"no game has a rule option named {shown!r}")
+
+
+def rules_field(**kwargs: Any) -> fields.Dict:
+    """``rules``: the game's options by name (``rules/*.md``), bounded."""
+    return fields.Dict(
+        keys=fields.String(validate=_option_name),
+        values=OptionValue(),
+        load_default=dict,
+        **kwargs,
+    )
+
+
+#: A seed given as a number is a signed 64-bit integer (any longer one is given as text).
+MAX_SEED_INT = 2**63 - 1
+MAX_SEED_TEXT = 200
+
+
 class SeedField(fields.Field):
     """A string, or an integer (turned into its decimal string)."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs["metadata"] = {
+            "oneOf": [
+                {"type": "string", "minLength": 1, "maxLength": MAX_SEED_TEXT},
+                {"type": "integer", "minimum": -MAX_SEED_INT - 1, "maximum": MAX_SEED_INT},
+            ],
+            **kwargs.get("metadata", {}),
+        }
+        super().__init__(**kwargs)
+
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        if isinstance(value, bool) or not isinstance(value, str | int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not -MAX_SEED_INT - 1 <= value <= MAX_SEED_INT:
+                raise ValidationError("a seed given as a number is a signed 64-bit integer")
+            return str(value)
+        if not isinstance(value, str):
             raise ValidationError("the seed is a string or an integer")
-        text = str(value)
-        if not 1 <= len(text) <= 200:
-            raise ValidationError("the seed has 1 to 200 characters")
-        return text
+        if not 1 <= len(value) <= MAX_SEED_TEXT:
+            raise ValidationError(f"the seed has 1 to {MAX_SEED_TEXT} characters")
+        return value
 
 
 class TableCreateSchema(Schema):
@@ -72,7 +164,10 @@ class TableCreateSchema(Schema):
     game = fields.String(required=True, validate=validate.OneOf(GAMES))
     variant = fields.String(validate=validate.Length(min=1, max=40))
     seats = fields.List(
-        fields.Nested(SeatSchema), required=True, validate=validate.Length(min=1, max=8)
+        fields.Nested(SeatSchema),
+        required=True,
+        validate=validate.Length(min=2, max=8),
+        metadata={"description": "2 to 8 seats in general; how many, the game decides."},
     )
     target_score = fields.Integer(
         allow_none=True,
@@ -80,8 +175,8 @@ class TableCreateSchema(Schema):
         metadata={"description": "With max_deals omitted too: the game's default match."},
     )
     max_deals = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=1000))
-    seed = SeedField(allow_none=True, metadata={"type": "string"})
-    rules = fields.Dict(keys=fields.String(), load_default=dict)
+    seed = SeedField(allow_none=True)
+    rules = rules_field()
 
 
 class SeatCreatedSchema(Schema):
@@ -119,7 +214,7 @@ class ActionSchema(Schema):
         unknown = RAISE
 
     type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
-    seat = fields.Integer(strict=True)
+    seat = fields.Integer(strict=True, validate=SMALL_NUMBER)
     card = CardField()
     left = CardField()
     right = CardField()
@@ -136,11 +231,15 @@ class ActionSchema(Schema):
     discard = fields.List(CardField())
     drawn = fields.List(CardField())
     from_ = fields.String(data_key="from")
-    position = fields.Integer(strict=True)
-    count = fields.Integer(strict=True)
+    position = fields.Integer(strict=True, validate=SMALL_NUMBER)
+    count = fields.Integer(strict=True, validate=SMALL_NUMBER)
     keep = CardField()
-    points = fields.Integer(strict=True)
-    reason = fields.String()
+    points = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=-MAX_POINTS, max=MAX_POINTS),
+        metadata={"description": "A ruling's points (or chips), other than 0."},
+    )
+    reason = fields.String(validate=validate.Length(min=1, max=MAX_REASON))
 
 
 class EventSchema(Schema):
@@ -164,7 +263,7 @@ class EventQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
@@ -172,7 +271,7 @@ class StateQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    version = fields.Integer(validate=validate.Range(min=1))
+    version = fields.Integer(validate=validate.Range(min=1, max=MAX_VERSION))
 
 
 class SeatSummarySchema(Schema):
@@ -180,6 +279,39 @@ class SeatSummarySchema(Schema):
     name = fields.String(allow_none=True)
     bot = fields.String(allow_none=True)
     player_id = fields.String(allow_none=True)
+
+
+class ImportMarkSchema(Schema):
+    signed = fields.Boolean(
+        required=True, metadata={"description": "false: imported with `?unsigned=true`."}
+    )
+    key_id = fields.String(allow_none=True, required=True)
+    at = fields.String(required=True)
+
+
+class DamageSchema(Schema):
+    """Where a table's stored log stops being trustworthy (``GET /tables/{id}/verify`` lists
+    every problem): everything shown is the fold of the versions before it, and the table
+    refuses every write (409 ``log_damaged``)."""
+
+    version = fields.Integer(required=True, metadata={"description": "The first bad version."})
+    code = fields.String(
+        required=True,
+        metadata={
+            "description": "`broken_chain`, `missing_event`, `unreadable_event`, "
+            "`undecodable_event`, `replay_failed` or `head_mismatch`."
+        },
+    )
+    detail = fields.String(required=True)
+
+
+def damaged_field() -> fields.Nested:
+    return fields.Nested(
+        DamageSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "Null, or where the stored log is damaged."},
+    )
 
 
 class TableSummarySchema(Schema):
@@ -198,7 +330,22 @@ class TableSummarySchema(Schema):
     max_deals = fields.Integer(allow_none=True)
     seed_commitment = fields.String(required=True)
     seed = fields.String(allow_none=True, metadata={"description": "Shown once the match ends."})
+    salt = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The server's 128-bit salt (32 hex digits), shown once the match "
+            'ends: `seed_commitment` is SHA-256 of `"{salt}:{seed}"`; null in a table '
+            "recorded before salts, whose commitment is SHA-256 of the seed."
+        },
+    )
     created_at = fields.String(required=True)
+    damaged = damaged_field()
+    imported = fields.Nested(
+        ImportMarkSchema,
+        data_key="import",
+        allow_none=True,
+        metadata={"description": "How an imported table came here; null if opened here."},
+    )
 
 
 class StateSchema(Schema):
@@ -229,6 +376,7 @@ class StateSchema(Schema):
     open_hands = fields.List(fields.String(allow_none=True), allow_none=True)
     tricks_played = fields.Integer()
     won = fields.List(fields.List(fields.Integer()))
+    damaged = damaged_field()
 
 
 class DealEventSchema(Schema):
@@ -256,6 +404,11 @@ class DealHistorySchema(Schema):
     events = fields.List(fields.Nested(DealEventSchema), required=True)
     tricks = fields.List(fields.Dict(), required=True)
     score = fields.Dict(allow_none=True, required=True)
+    head = fields.Nested(
+        SignedHeadSchema,
+        required=True,
+        metadata={"description": "The table's head at the time of the read, signed."},
+    )
 
 
 class ProblemFoundSchema(Schema):

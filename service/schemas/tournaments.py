@@ -3,14 +3,13 @@ Tournaments). The domain checks what a schema cannot: table sizes per game, rule
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.tournament.pairing import PAIRINGS
-from service.schemas.tables import GAMES, SeedField
-
-NOT_BLANK = validate.Regexp(r"\s*\S", error="must not be blank")
+from service.schemas.common import SignedHeadSchema, name_field, player_id_field
+from service.schemas.tables import GAMES, SeedField, rules_field
 
 
 class Points(fields.Number):
@@ -26,13 +25,11 @@ class TournamentCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=120), NOT_BLANK])
+    name = name_field(120, required=True)
     game = fields.String(required=True, validate=validate.OneOf(GAMES))
     variant = fields.String(validate=validate.Length(min=1, max=40))
-    rules = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={"description": "The game's options; tables draw their first dealer."},
+    rules = rules_field(
+        metadata={"description": "The game's options; tables draw their first dealer."}
     )
     table_size = fields.Integer(
         required=True,
@@ -61,7 +58,7 @@ class TournamentCreateSchema(Schema):
     )
     seed = SeedField(
         allow_none=True,
-        metadata={"type": "string", "description": "Omitted: drawn, secret until the end."},
+        metadata={"description": "Omitted: drawn, secret until the end."},
     )
     bye_points = fields.Float(
         allow_none=True,
@@ -83,9 +80,10 @@ class EntryCreateSchema(Schema):
 
     class Meta:
         unknown = RAISE
+        openapi: ClassVar[dict[str, Any]] = {"minProperties": 1, "maxProperties": 1}  # `one_of`
 
-    name = fields.String(validate=[validate.Length(min=1, max=80), NOT_BLANK])
-    player_id = fields.String(validate=validate.Length(min=1, max=64))
+    name = name_field(80)
+    player_id = player_id_field()
 
     @validates_schema
     def one_of(self, data: dict[str, Any], **_: Any) -> None:
@@ -172,6 +170,13 @@ class TournamentSchema(Schema):
     version = fields.Integer(required=True)
     seed_commitment = fields.String(required=True)
     seed = fields.String(allow_none=True, metadata={"description": "Shown once finished."})
+    salt = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The server's 128-bit salt, shown once finished: "
+            '`seed_commitment` is SHA-256 of `"{salt}:{seed}"`.'
+        },
+    )
     created_at = fields.String(required=True)
     entries = fields.List(fields.Nested(EntrySchema), required=True)
     seatings = fields.List(fields.Nested(SeatingSchema), required=True)
@@ -207,6 +212,11 @@ class StandingsSchema(Schema):
     status = fields.String(required=True)
     rounds_played = fields.Integer(required=True)
     rows = fields.List(fields.Nested(StandingRowSchema), required=True)
+    head = fields.Nested(
+        SignedHeadSchema,
+        required=True,
+        metadata={"description": "The tournament's head these standings reflect, signed."},
+    )
 
 
 class StandingsQuerySchema(Schema):
@@ -222,7 +232,7 @@ class PlayerCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=80), NOT_BLANK])
+    name = name_field(80, required=True)
 
 
 class RatingSchema(Schema):

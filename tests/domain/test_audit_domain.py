@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from domain.audit import Problem, deal_history, recheck
 from domain.errors import RuleViolation
-from domain.events import TableOpened, event_type
+from domain.events import TableOpened, event_type, from_data, to_data
 from domain.games import GAMES, game
 from domain.games.bottle_imp import cards_of
 from domain.games.bottle_imp.cards import SUIT
@@ -249,3 +250,73 @@ def test_without_recorded_actors_a_ruling_is_still_the_organisers() -> None:
     assert by["PassesDelivered"] == "engine"
     assert by["CardDiscarded"].startswith("seat ")
     assert by["Adjusted"] == "organiser"
+
+
+# --- salted tables (rules/common.md, "Deterministic shuffling", rule 1) -----------------------
+
+SALT = "00112233445566778899aabbccddeeff"
+
+
+def salted(game_id: str, variant: str, players: int) -> Table:
+    return replace(table(game_id, variant, players), salt=SALT)
+
+
+@pytest.mark.parametrize(("game_id", "variant", "players"), EVERY_SETUP)
+def test_a_salted_table_deals_from_its_deal_key_and_rechecks_clean(
+    game_id: str, variant: str, players: int
+) -> None:
+    played = Played(salted(game_id, variant, players))
+    deals = [e for e in played.events if event_type(e) == "DealStarted"]
+    assert [e.seed for e in deals] == [f"{SALT}:audit-{variant}/{k}" for k in (1, 2)]
+    assert recheck(played.opened, played.events) == []
+    # the same log re-decided without the salt: its first deal is not the seed's alone
+    problem = only(recheck(played.opened._replace(salt=None), played.events))
+    assert (problem.version, problem.code) == (played.events.index(deals[0]) + 2, "mismatch")
+
+
+def test_a_stacked_deal_at_a_salted_table_is_a_mismatch() -> None:
+    played = Played(salted("bottle-imp", "standard", 3))
+    i = played.index(DealStarted, 1)
+    hands = [list(h) for h in played.events[i].hands]
+    hands[0][0], hands[2][0] = hands[2][0], hands[0][0]
+    stacked = played.events[i]._replace(hands=tuple(tuple(sorted(h)) for h in hands))
+    forged = [*played.events[:i], stacked, *played.events[i + 1 :]]
+    problem = only(recheck(played.opened, forged))
+    assert (problem.version, problem.code) == (i + 2, "mismatch")
+
+
+def test_the_salt_rides_in_table_opened_and_an_unsalted_table_opened_is_unchanged() -> None:
+    opened = TableOpened.of(salted("bottle-imp", "standard", 3))
+    data = to_data(opened)
+    assert data["salt"] == SALT
+    assert from_data(TableOpened, data) == opened
+    assert from_data(TableOpened, data).table().salt == SALT
+    plain = to_data(TableOpened.of(table("bottle-imp", "standard", 3)))
+    assert "salt" not in plain  # logs recorded before salts hash exactly as before
+    assert from_data(TableOpened, plain).salt is None
+
+
+@pytest.mark.parametrize("salt", ["", "00112233", SALT.upper(), f"{SALT}:x"])
+def test_a_malformed_salt_is_rejected_at_version_1(salt: str) -> None:
+    played = Played(salted("bottle-imp", "standard", 3), until=lambda s: s.deal == 1)
+    problem = only(recheck(played.opened._replace(salt=salt), played.events))
+    assert (problem.version, problem.code) == (1, "bad_salt")
+
+
+@pytest.mark.parametrize(("game_id", "variant", "players"), EVERY_SETUP)
+def test_the_seed_and_salt_are_hidden_from_all_but_the_organiser_until_the_match_ends(
+    game_id: str, variant: str, players: int
+) -> None:
+    played = Played(salted(game_id, variant, players))
+    rules = played.rules
+    log = [played.opened, *played.events]
+    ended = len(log) - 1
+    assert event_type(log[ended]) == "MatchEnded"
+    for viewer in (None, *range(players)):
+        during = rules.visible_events(log[:ended], viewer)
+        assert (during[0].seed, during[0].salt) == (None, None)
+        assert "salt" not in to_data(during[0]) and SALT not in str(during)
+        after = rules.visible_events(log, viewer)
+        assert (after[0].seed, after[0].salt) == ("audit-" + variant, SALT)
+        assert all(e.seed.startswith(f"{SALT}:") for e in after if event_type(e) == "DealStarted")
+    assert rules.visible_events(log[:ended], ORGANISER)[0].salt == SALT

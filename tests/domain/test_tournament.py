@@ -193,3 +193,35 @@ def test_a_round_opens_tables_with_their_names_dealer_and_a_derived_seed() -> No
     assert all(s["max_deals"] == 2 and s["game"] == "bottle-imp" for s in specs)
     names = [seat.get("name") or seat["bot"] for s in specs for seat in s["seats"]]
     assert sorted(names) == [*"ABCDEFG", "random"]
+
+
+def test_a_salted_tournament_derives_its_tables_seeds_from_the_salted_key() -> None:
+    """rules/common.md, "Deterministic shuffling", rule 1: the key is ``"{salt}:{seed}"``;
+    a tournament recorded without a salt (above) derives from the seed alone, as before."""
+    salt = "00112233445566778899aabbccddeeff"
+    state = tournament(*"ABCD", table_size=4, seed="spring", salt=salt)
+    specs = table_specs(state, plan_round(state))
+    assert [s["seed"] for s in specs] == [
+        hashlib.sha256(f"{salt}:spring/round-1/table-1".encode()).hexdigest()
+    ]
+    assert specs[0]["seed"] != hashlib.sha256(b"spring/round-1/table-1").hexdigest()
+    assert "salt" not in specs[0]  # each table draws its own salt when it is opened
+    base = {"name": "Open", "game": "bottle-imp", "table_size": 4, "pairing": "swiss"}
+    created = create({**base, "seed": "spring"}, salt=salt)
+    assert (created.seed, created.salt) == ("spring", salt)
+    assert to_data(created)["salt"] == salt
+    assert "salt" not in to_data(create({**base, "seed": "spring"}))
+
+
+def test_the_seating_comes_from_the_salted_key_not_the_seed_alone() -> None:
+    """A guessable tournament seed must not let anyone predict who sits where in later
+    rounds: seating draws from ``"{salt}:{seed}"`` too, and is reproducible from it."""
+    names = "ABCDEFGH"
+    salt, other = "00112233445566778899aabbccddeeff", "ffeeddccbbaa99887766554433221100"
+
+    def seating(salt: str | None) -> tuple:
+        return plan_round(tournament(*names, table_size=4, seed="spring", salt=salt)).tables
+
+    assert seating(salt) == seating(salt)
+    assert seating(salt) != seating(other)
+    assert seating(salt) != seating(None)

@@ -97,6 +97,24 @@ def play(
     raise AssertionError("the match ended first")
 
 
+def table_reaching(
+    client: FlaskClient, kind: str, until: Callable[[Json], bool], attempts: int = 30
+) -> tuple[Table, Json]:
+    """A fresh table of ``kind`` played by random legal actions until the organiser's state
+    satisfies ``until``; the table and that state. Every table deals from its own secret
+    salt (``rules/common.md``), so a situation some deals never reach (an Oh Quay raft) is
+    sought over fresh tables rather than pinned to one seed's deal."""
+    for _ in range(attempts):
+        table = open_table(client, kind)
+        now = state(client, table)
+        if until(now):
+            return table, now
+        for now in moves(client, table):
+            if until(now):
+                return table, now
+    raise AssertionError(f"none of {attempts} {kind} tables reached the situation")
+
+
 def finish(client: FlaskClient, table: Table, seed: object = 0) -> Json:
     return play(client, table, lambda s: s["status"] == "finished", seed)
 

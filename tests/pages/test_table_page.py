@@ -27,6 +27,7 @@ from tests.pages.tables import (
     play,
     playing,
     state,
+    table_reaching,
 )
 
 
@@ -53,9 +54,8 @@ def centre(page: str) -> str:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_game_has_a_page_from_opening_to_the_end(client: FlaskClient, kind: str) -> None:
-    table = open_table(client, kind)
-    assert "nothing dealt yet" in view_page(client, table.id).lower()
-    play(client, table, playing)
+    assert "nothing dealt yet" in view_page(client, open_table(client, kind).id).lower()
+    table, _ = table_reaching(client, kind, playing)
     assert "Live: this page follows the table" in view_page(client, table.id)
     finish(client, table)
     page = view_page(client, table.id)
@@ -128,9 +128,8 @@ def test_french_and_decktet_faces_use_their_suit_symbols() -> None:
 
 
 def test_an_oh_quay_table_shows_quays_canals_and_score_piles(client: FlaskClient) -> None:
-    table = open_table(client, "oh-quay")
-    now = play(
-        client, table, lambda s: s.get("launch") is not None and len(s["launch"]["cards"]) > 1
+    table, now = table_reaching(
+        client, "oh-quay", lambda s: s.get("launch") is not None and len(s["launch"]["cards"]) > 1
     )
     page = view_page(client, table.id, "?token=" + str(table.tokens[0]))
     for seat in (0, 1):

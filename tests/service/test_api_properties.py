@@ -70,7 +70,8 @@ def setups(draw: st.DrawFn) -> Setup:
     )
 
 
-def engine_table(setup: Setup, body: Json) -> Table:
+def engine_table(setup: Setup, body: Json, salt: str) -> Table:
+    """The same table in the engine, with the salt the server drew (``rules/common.md``)."""
     return Table(
         game="bottle-imp",
         variant=setup.variant,
@@ -78,6 +79,7 @@ def engine_table(setup: Setup, body: Json) -> Table:
         match=MatchRules(setup.target_score, setup.max_deals),
         seed=setup.seed,
         first_dealer=setup.first_dealer,
+        salt=salt,
     )
 
 
@@ -130,7 +132,8 @@ def test_a_random_legal_game_through_the_api_matches_the_engine_alone(
     created = response.get_json()
     table_id, tokens = created["id"], [s["token"] for s in created["seats"]]
 
-    table = engine_table(setup, body)
+    salt = organiser_log(client, table_id)[0]["data"]["salt"]
+    table = engine_table(setup, body, salt)
     state = engine.initial_state(table)
     events: list[Any] = [TableOpened.of(table)]
     rng = random.Random(setup.choices)
@@ -153,5 +156,5 @@ def test_a_random_legal_game_through_the_api_matches_the_engine_alone(
 
     app.extensions.pop(LOGS_KEY, None)  # the final read replays the stored JSON log
     assert organiser_state(client, table_id) == as_json(
-        {"version": len(events), **engine.view(state, ORGANISER)}
+        {"version": len(events), **engine.view(state, ORGANISER), "damaged": None}
     )

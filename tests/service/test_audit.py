@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,6 +216,18 @@ def import_file(
     return client.post("/tables/import", data=text, headers=headers, content_type=NDJSON)
 
 
+def but_import(table_summary: Json) -> Json:
+    """A summary without ``import``: how the table came to this server."""
+    return {k: v for k, v in table_summary.items() if k != "import"}
+
+
+def but_signature(export: str) -> list[Json]:
+    """An export's lines without the header's ``signature`` and ``key_id``: two servers
+    holding the same log export it alike, each signing with its own key."""
+    header, *lines = (json.loads(line) for line in export.splitlines())
+    return [{k: v for k, v in header.items() if k not in ("signature", "key_id")}, *lines]
+
+
 def verify(client: FlaskClient, table_id: str) -> Json:
     return ok_json(client.get(f"/tables/{table_id}/verify", headers=ORGANISER))
 
@@ -241,11 +254,15 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
 
 
 @pytest.fixture(scope="module")
-def second_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
-    """Another server on another database: where exports are imported."""
-    app = make_test_app(f"sqlite:///{tmp_path_factory.mktemp('import') / 'second.db'}")
-    yield app.test_client()
-    get_database(app).engine.dispose()
+def second_client(app: Flask, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
+    """Another server on another database, with its own signing key: where exports are
+    imported. It trusts the first server's key (``CARDLEDGER_TRUSTED_KEYS``)."""
+    first = ok_json(app.test_client().get("/signing-key"))["public_key"]
+    second = make_test_app(
+        f"sqlite:///{tmp_path_factory.mktemp('import') / 'second.db'}", trusted_keys=(first,)
+    )
+    yield second.test_client()
+    get_database(second).engine.dispose()
 
 
 # --- the games' deals, written out from the rules texts ---------------------------------------
@@ -326,8 +343,8 @@ def bestia_order(card: str) -> tuple[int, int]:
 
 
 def redeal(game: str, variant: str, players: int, seed: str, recorded: Json) -> Json:
-    """The ``DealStarted`` data deal ``recorded["deal"]`` must have, from the seed alone
-    (tables here open with ``first_dealer`` 0)."""
+    """The ``DealStarted`` data deal ``recorded["deal"]`` must have, from the deal key
+    ``seed`` (``"{salt}:{seed}"`` at a salted table; tables here open with ``first_dealer`` 0)."""
     k = recorded["deal"]
     if game == "bottle-imp":
         return bottle_imp_deal(variant, players, seed, k, (k - 1) % players)
@@ -347,18 +364,20 @@ def test_the_revealed_seed_matches_its_commitment_and_re_deals_every_recorded_de
     client: FlaskClient, game: str, variant: str, players: int
 ) -> None:
     table = open_table(client, game, variant, players, max_deals=2, seed=f"fair-{variant}")
-    assert summary(client, table)["seed"] is None, "the seed is revealed before the match ends"
+    before = summary(client, table)
+    assert (before["seed"], before["salt"]) == (None, None), "revealed before the match ends"
     play_until(client, table, random.Random(f"fair-{game}"), finished)
 
     revealed = summary(client, table)
-    seed = revealed["seed"]
+    seed, salt = revealed["seed"], revealed["salt"]
     assert seed == f"fair-{variant}"
-    commitment = hashlib.sha256(seed.encode()).hexdigest()
+    key = f"{salt}:{seed}"  # rules/common.md, "Deterministic shuffling", rule 1
+    commitment = hashlib.sha256(key.encode()).hexdigest()
     assert commitment == table.created["seed_commitment"] == revealed["seed_commitment"]
     deals = [e["data"] for e in all_events(client, table, PUBLIC) if e["type"] == "DealStarted"]
     assert [d["deal"] for d in deals] == [1, 2]
     for recorded in deals:
-        assert recorded == redeal(game, variant, players, seed, recorded), recorded["deal"]
+        assert recorded == redeal(game, variant, players, key, recorded), recorded["deal"]
 
 
 def test_a_server_chosen_seed_is_committed_at_creation_and_re_deals_once_revealed(
@@ -368,11 +387,12 @@ def test_a_server_chosen_seed_is_committed_at_creation_and_re_deals_once_reveale
     commitment = table.created["seed_commitment"]
     assert len(commitment) == 64
     play_until(client, table, random.Random(5), finished)
-    seed = summary(client, table)["seed"]
-    assert hashlib.sha256(seed.encode()).hexdigest() == commitment
+    revealed = summary(client, table)
+    key = f"{revealed['salt']}:{revealed['seed']}"
+    assert hashlib.sha256(key.encode()).hexdigest() == commitment
     for e in all_events(client, table, PUBLIC):
         if e["type"] == "DealStarted":
-            assert e["data"] == redeal("bottle-imp", "standard", 3, seed, e["data"])
+            assert e["data"] == redeal("bottle-imp", "standard", 3, key, e["data"])
 
 
 # --- deal history ----------------------------------------------------------------------------
@@ -432,8 +452,8 @@ def test_the_organiser_sees_a_deal_in_progress_whole(client: FlaskClient) -> Non
     assert (told["table"], told["deal"], told["dealer"]) == (table.id, 1, 0)
     assert told["scored"] is False and told["score"] is None
     assert [len(hand) for hand in told["dealt"]["hands"]] == [12, 12, 12]
-    assert told["dealt"]["seed"] == "audit-night/1"
     log = all_events(client, table)
+    assert told["dealt"]["seed"] == f"{log[0]['data']['salt']}:audit-night/1"
     assert [e["version"] for e in told["events"]] == list(range(2, now["version"] + 1))
     assert [(e["type"], e["data"]) for e in told["events"]] == [
         (e["type"], e["data"]) for e in log[1:]
@@ -496,7 +516,8 @@ def test_a_scored_deal_is_public_whole_and_its_seed_once_the_match_ends(
     play_until(client, table, rng, finished)
     for deal in (1, 2):
         assert history(client, table, deal, PUBLIC) == history(client, table, deal)
-    assert history(client, table, 2, PUBLIC)["dealt"]["seed"] == "audit-night/2"
+    salt = summary(client, table)["salt"]
+    assert history(client, table, 2, PUBLIC)["dealt"]["seed"] == f"{salt}:audit-night/2"
 
 
 def test_every_recorded_choice_lists_the_alternatives_the_engine_offered_then(
@@ -821,6 +842,14 @@ def tamper_deal(app: Flask, table_id: str, rows: list[Any]) -> tuple[int, set[st
     return row.version, {"mismatch", "rejected"}
 
 
+def tamper_salt(app: Flask, table_id: str, rows: list[Any]) -> tuple[int, set[str]]:
+    """The salt dropped from ``TableOpened`` and every hash recomputed: the log now claims
+    deals from the bare seed, which the re-deal refutes at the first deal."""
+    assert "salt" in json.loads(rows[0].data)
+    forge(app, table_id, 1, lambda data: {k: v for k, v in data.items() if k != "salt"})
+    return first_of(rows, "DealStarted").version, {"mismatch"}
+
+
 TAMPERING = {
     "a-card-played-changed": tamper_card,
     "recorded-at-changed": tamper_time,
@@ -830,6 +859,7 @@ TAMPERING = {
     "a-trick-completed-deleted": tamper_engine_gap,
     "the-last-row-deleted": tamper_tail,
     "seeded-deal-stacked-and-rehashed": tamper_deal,
+    "salt-dropped-and-rehashed": tamper_salt,
 }
 
 
@@ -867,7 +897,7 @@ def test_verify_reports_a_stored_row_changed_in_the_database(
     first = report["problems"][0]
     assert first["version"] == version and first["code"] in codes, report["problems"]
     assert all(p["version"] >= version for p in report["problems"]), report["problems"]
-    if tamper is tamper_deal:  # a consistent forgery: the chain holds, the engine objects
+    if tamper in (tamper_deal, tamper_salt):  # a consistent forgery: the engine objects
         assert "broken_chain" not in {p["code"] for p in report["problems"]}
 
 
@@ -944,6 +974,8 @@ def test_an_export_is_a_header_then_each_event_with_its_chained_hash(client: Fla
         "variant": "standard",
         "events": now["version"],
         "head": lines[-1]["hash"],
+        "signature": header["signature"],  # checked in test_signatures.py
+        "key_id": ok_json(client.get("/signing-key"))["key_id"],
     }
     assert lines[0]["type"] == "TableOpened" and lines[0]["data"] == opened
     previous = GENESIS
@@ -1013,7 +1045,11 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
     copy = OpenTable(table.id, [s["token"] for s in created["seats"]], created, table.seed)
     assert all(copy.tokens) and not set(copy.tokens) & set(table.tokens)
 
-    assert summary(second_client, copy) == summary(client, table)
+    here = summary(second_client, copy)
+    assert but_import(here) == but_import(summary(client, table))
+    first_key = ok_json(client.get("/signing-key"))["key_id"]
+    assert (here["import"]["signed"], here["import"]["key_id"]) == (True, first_key)
+    assert summary(client, table)["import"] is None
     assert get_state(second_client, copy) == get_state(client, table)
     assert all_events(second_client, copy) == all_events(client, table)
     assert created["version"] == get_state(client, table)["version"]
@@ -1025,7 +1061,7 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
     assert_problem(old_token, 401, "unauthorized")
     report = verify(second_client, table.id)
     assert report["ok"] is True and report["head"] == verify(client, table.id)["head"]
-    assert export_of(second_client, table.id) == original
+    assert but_signature(export_of(second_client, table.id)) == but_signature(original)
 
     assert_problem(import_file(second_client, original), 409, "table_exists")
     assert_problem(import_file(client, original), 409, "table_exists")
@@ -1037,7 +1073,7 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
             act(client, table, action)
             mine = isinstance(seat, int) and seat < len(copy.tokens)
             act(second_client, copy, action, copy.seat(seat) if mine else ORGANISER)
-        assert summary(second_client, copy) == summary(client, table)
+        assert but_import(summary(second_client, copy)) == but_import(summary(client, table))
         assert verify(second_client, table.id)["ok"] is True
 
 
@@ -1245,6 +1281,126 @@ def test_the_offline_verify_refuses_a_file_that_is_not_utf8(
     path.write_bytes(b"\xff\xfe\x00garbage\n")
     assert cardledger(["verify", str(path)]) == 1
     assert "line 1 " in capsys.readouterr().out
+
+
+# --- salted deal keys (rules/common.md, "Deterministic shuffling", rule 1) --------------------
+
+
+def rehashed(lines: list[str], change: Callable[[Json], Json]) -> list[str]:
+    """An export with ``change`` applied to every event line and every hash recomputed, the
+    header's head too: a consistent forgery."""
+    header = json.loads(lines[0])
+    previous = GENESIS
+    out = [json.dumps(header)]
+    for line in lines[1:]:
+        item = change(json.loads(line))
+        canonical = canonical_event(
+            header["id"],
+            item["version"],
+            item["type"],
+            item["schema"],
+            item["data"],
+            item["recorded_at"],
+            item["by"],
+        )
+        item["hash"] = previous = chain_hash(previous, canonical)
+        out.append(canonical_json(item))
+    header["head"] = previous
+    out[0] = json.dumps(header)
+    return out
+
+
+def opened_with(change: Callable[[Json], Json]) -> Callable[[Json], Json]:
+    def changed(item: Json) -> Json:
+        return {**item, "data": change(item["data"])} if item["type"] == "TableOpened" else item
+
+    return changed
+
+
+def test_a_salted_table_exports_imports_and_verifies_with_its_salt(
+    client: FlaskClient,
+    second_client: FlaskClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    table = open_table(client, "bestia", "standard", 3, max_deals=2, seed="salted-trip")
+    play_until(client, table, random.Random("salted-trip"), finished)
+    revealed = summary(client, table)
+    salt = revealed["salt"]
+    assert re.fullmatch("[0-9a-f]{32}", salt), salt
+    original = export_of(client, table.id)
+    items = [json.loads(line) for line in original.splitlines()[1:]]
+    assert items[0]["type"] == "TableOpened" and items[0]["data"]["salt"] == salt
+    deals = [i["data"] for i in items if i["type"] == "DealStarted"]
+    assert [d["seed"] for d in deals] == [f"{salt}:salted-trip/{k}" for k in (1, 2)]
+    assert verify(client, table.id)["ok"] is True
+
+    response = import_file(second_client, original)
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["seed_commitment"] == table.created["seed_commitment"]
+    copy = summary(second_client, table)
+    assert (copy["seed"], copy["salt"]) == ("salted-trip", salt)
+    assert but_import(copy) == but_import(revealed)
+    assert verify(second_client, table.id)["ok"] is True
+    assert but_signature(export_of(second_client, table.id)) == but_signature(original)
+
+    path = tmp_path / "salted.jsonl"
+    path.write_text(original, encoding="utf-8")
+    assert cardledger(["verify", str(path)]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+FORGED_SALTS: dict[str, Callable[[Json], Json]] = {
+    "salt-dropped": lambda data: {k: v for k, v in data.items() if k != "salt"},
+    "salt-replaced": lambda data: {**data, "salt": "f" * 32},
+    "salt-malformed": lambda data: {**data, "salt": "not-a-salt"},
+}
+
+
+@pytest.mark.parametrize("change", FORGED_SALTS.values(), ids=FORGED_SALTS.keys())
+def test_a_salted_export_re_deals_only_with_its_own_salt(
+    second_client: FlaskClient,
+    good_export: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    change: Callable[[Json], Json],
+) -> None:
+    """A consistent forgery of the salt (dropped: the log passed off as one of the bare seed;
+    replaced; malformed) is refused, at the first deal or at the salt itself."""
+    assert "salt" in json.loads(good_export[1])["data"]
+    lines = rehashed(good_export, opened_with(change))
+    bad_line = 2 if change is FORGED_SALTS["salt-malformed"] else 3  # TableOpened / deal 1
+    body = assert_problem(
+        import_file(second_client, "".join(line + "\n" for line in lines)), 422, "import_rejected"
+    )
+    assert body["line"] == bad_line, body
+    path = tmp_path / "forged.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    assert cardledger(["verify", str(path)]) == 1
+    assert f"line {bad_line} " in capsys.readouterr().out
+
+
+def test_a_stacked_deck_at_a_salted_table_is_still_refused(
+    second_client: FlaskClient,
+    good_export: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert "salt" in json.loads(good_export[1])["data"]
+
+    def stacked(item: Json) -> Json:  # deal 1 stacked; TableOpened, salt and all, unchanged
+        if item["type"] == "DealStarted" and item["data"]["deal"] == 1:
+            return {**item, "data": stack_the_deal(item["data"])}
+        return item
+
+    lines = rehashed(good_export, stacked)
+    text = "".join(line + "\n" for line in lines)
+    body = assert_problem(import_file(second_client, text), 422, "import_rejected")
+    assert body["line"] == 3, body
+    path = tmp_path / "stacked.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert cardledger(["verify", str(path)]) == 1
+    assert "line 3 " in capsys.readouterr().out
 
 
 # --- directors' rulings ----------------------------------------------------------------------

@@ -34,6 +34,12 @@ def open_table(client: FlaskClient, seats: list[dict[str, str]], **spec: Any) ->
     return dict(response.json)
 
 
+def salt_of(client: FlaskClient, table_id: str) -> str:
+    """The salt the server drew for the table (``rules/common.md``), in the organiser's log."""
+    events = client.get(f"/tables/{table_id}/events", headers=ORGANISER).json["events"]
+    return str(events[0]["data"]["salt"])
+
+
 def actors(app: Flask, table_id: str) -> list[str]:
     with get_database(app).reading() as connection:
         rows = connection.execute(
@@ -52,9 +58,9 @@ def test_a_table_of_bots_plays_itself_to_the_end(app: Flask, client: FlaskClient
     created = open_table(client, [{"bot": n} for n in names])
     summary = client.get(f"/tables/{created['id']}").json
     assert summary["status"] == "finished"
-    table = Table(
-        "bottle-imp", "standard", tuple(SeatSpec(bot=n) for n in names), MatchRules(None, 1), "bots"
-    )
+    seats = tuple(SeatSpec(bot=n) for n in names)
+    salt = salt_of(client, created["id"])
+    table = Table("bottle-imp", "standard", seats, MatchRules(None, 1), "bots", salt=salt)
     totals, ranking = play_match(game("bottle-imp"), table, [bot(n) for n in names])
     assert (summary["totals"], summary["ranking"]) == (totals, ranking)
     by = set(actors(app, created["id"]))
@@ -106,7 +112,8 @@ def test_two_autoplay_loops_on_one_table_never_both_append(app: Flask) -> None:
         ).all()
     assert versions == list(range(1, len(versions) + 1))
     table = Table("oh-quay", "standard", (SeatSpec(bot="random"), SeatSpec(bot="heuristic")),
-                  MatchRules(None, 1), "race", options={"max_turns": 40})  # fmt: skip
+                  MatchRules(None, 1), "race", options={"max_turns": 40},
+                  salt=salt_of(app.test_client(), table_id))  # fmt: skip
     totals, _ = play_match(game("oh-quay"), table, [bot("random"), bot("heuristic")])
     assert app.test_client().get(f"/tables/{table_id}").json["totals"] == totals
 

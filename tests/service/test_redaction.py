@@ -1,5 +1,6 @@
 """Hidden information (``rules/common.md``): while a deal is played, no seat and no spectator
-ever receives a card of another seat's hidden hand, nor the seed: not in ``GET /state``, not in
+ever receives a card of another seat's hidden hand, nor the seed or the table's salt (which
+with a guessable seed would deal every hand, ``rules/common.md``): not in ``GET /state``, not in
 ``GET /events``, not in the events a ``POST /actions`` returns, not in an error message.
 
 What is hidden from a viewer is worked out here from the organiser's view, independently of
@@ -43,6 +44,7 @@ class OpenTable:
     id: str
     tokens: list[str]
     seed: str
+    salt: str  # the server's, as the organiser's log shows it
 
     def headers(self, viewer: Viewer) -> Headers:
         return {} if viewer is None else {"Authorization": f"Bearer {self.tokens[viewer]}"}
@@ -53,7 +55,10 @@ def open_table(client: FlaskClient, **overrides: Any) -> OpenTable:
     response = client.post("/tables", json=body, headers=ORGANISER)
     assert response.status_code == 201, response.get_json()
     created = response.get_json()
-    return OpenTable(created["id"], [s["token"] for s in created["seats"]], body["seed"])
+    log = get(client, f"/tables/{created['id']}/events", ORGANISER).get_json()["events"]
+    salt = log[0]["data"]["salt"]
+    assert re.fullmatch("[0-9a-f]{32}", salt), salt
+    return OpenTable(created["id"], [s["token"] for s in created["seats"]], body["seed"], salt)
 
 
 def name(viewer: Viewer) -> str:
@@ -131,7 +136,9 @@ def assert_hides(where: str, value: Any, hidden: set[int]) -> None:
 
 def assert_seed_secret(table: OpenTable, viewer: Viewer, *responses: TestResponse) -> None:
     for response in responses:
-        assert table.seed not in response.get_data(as_text=True), f"{name(viewer)} sees the seed"
+        text = response.get_data(as_text=True)
+        assert table.seed not in text, f"{name(viewer)} sees the seed"
+        assert table.salt not in text, f"{name(viewer)} sees the salt"
 
 
 @dataclass
@@ -167,9 +174,9 @@ class Deal:
             assert_hides(f"the events for {name(viewer)}", since_deal_started(events), hidden)
             summary = get(self.client, f"/tables/{self.table.id}", headers)
             if organiser["status"] != "finished":
-                assert events[0]["data"]["seed"] is None
+                assert events[0]["data"]["seed"] is None and "salt" not in events[0]["data"]
                 assert all(e["data"]["seed"] is None for e in events if e["type"] == "DealStarted")
-                assert summary.get_json()["seed"] is None
+                assert (summary.get_json()["seed"], summary.get_json()["salt"]) == (None, None)
                 events_response = get(self.client, f"/tables/{self.table.id}/events", headers)
                 assert_seed_secret(self.table, viewer, state_response, events_response, summary)
 
@@ -244,8 +251,9 @@ def test_once_the_match_ends_everyone_sees_the_seed_and_every_dealt_card(
     for viewer in [*range(players), None]:
         log = all_events(client, table, table.headers(viewer))
         assert log == organiser_log
-        assert log[0]["data"]["seed"] == table.seed
-        assert get(client, f"/tables/{table.id}", table.headers(viewer)).get_json()["seed"]
+        assert (log[0]["data"]["seed"], log[0]["data"]["salt"]) == (table.seed, table.salt)
+        shown = get(client, f"/tables/{table.id}", table.headers(viewer)).get_json()
+        assert (shown["seed"], shown["salt"]) == (table.seed, table.salt)
 
 
 def test_a_seat_replaying_the_organisers_idempotency_key_gets_no_hidden_card(

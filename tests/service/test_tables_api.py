@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -162,7 +163,8 @@ def test_a_match_played_only_through_legal_actions_finishes_and_reveals_its_seed
     assert summary["deal"] == 2
     assert summary["ranking"] == ranking_of(summary["totals"], players)
     assert summary["seed"] == table.body["seed"]
-    digest = hashlib.sha256(summary["seed"].encode()).hexdigest()
+    assert re.fullmatch("[0-9a-f]{32}", summary["salt"])
+    digest = hashlib.sha256(f"{summary['salt']}:{summary['seed']}".encode()).hexdigest()
     assert digest == table.created["seed_commitment"] == summary["seed_commitment"]
 
     log = all_events(client, table)

@@ -42,7 +42,7 @@ from domain.games.bestia.model import (
 from domain.games.bestia.options import HAND
 from domain.games.bestia.settle import match_end, match_over, mosca, settle
 from domain.games.bestia.tricks import legal_mask, why_illegal
-from domain.shuffle import deal_seed, shuffle
+from domain.shuffle import shuffle
 
 CALLS = ("play", "pass")
 _new = tuple.__new__
@@ -115,7 +115,7 @@ def _seeded(s: State, k: int) -> DealStarted:
     t = s.table
     if t.seed is None:
         raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-    seed = deal_seed(t.seed, k)
+    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": rules/common.md, shuffling rule 1
     deck = shuffle(s.rules.deck, seed)
     n = len(t.seats)
     dealt = HAND * n
@@ -227,9 +227,8 @@ def _seeded_draw(s: State, k: int) -> tuple[tuple[str, ...], tuple[str, ...] | N
     # the hands of the players in, less the drawer's discards, are at least 12), so one
     # restock per exchange suffices, and later discards wait for the next one.
     nth = s.restocks + 1
-    table_seed = s.table.seed
-    assert table_seed is not None, "a seeded deal has a seed"
-    seed = f"{deal_seed(table_seed, s.deal)}/restock{nth if nth > 1 else ''}"
+    # rules/bestia.md rule 4: from the (salted) deal seed, so as secret as the deal itself
+    seed = f"{s.table.deal_seed(s.deal)}/restock{nth if nth > 1 else ''}"
     restock = tuple(names_of_ids(shuffle(ids_of(s.laid_aside), seed)))
     return stock + restock[: k - len(stock)], restock
 

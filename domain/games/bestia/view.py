@@ -4,7 +4,7 @@ The organiser sees everything. A seat sees its own hand, its own discards and dr
 and all public information: the muestra (dealt face up), the calls, the stock size,
 the cards played, the pot and the balances. The public sees the public information
 only. Once a deal is settled everything of it is public (hands, passers' hands,
-discards, draws, the stock); the seed stays secret until the match ends.
+discards, draws, the stock); the seed and salt stay secret until the match ends.
 
 The pánfilo's holder (who gets the bonus) shows only once the deal is settled.
 """
@@ -99,7 +99,8 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
     replaced by ``None``, keeping their number.
 
     Needs the whole log because what an event reveals depends on what came after it:
-    a deal's hidden cards become public once it is settled, the seed once the match ends.
+    a deal's hidden cards become public once it is settled, the seed and salt (and with
+    them every deal seed) once the match ends.
     """
     if viewer == ORGANISER:
         return list(events)
@@ -110,7 +111,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
     for e in events:
         kind = type(e)
         if kind is TableOpened:
-            out.append(e if match_over else e._replace(seed=None))
+            out.append(e if match_over else e._replace(seed=None, salt=None))
             continue
         if kind is DealStarted:
             deal = e.deal

@@ -41,7 +41,7 @@ from domain.games.bottle_imp.model import (
     TrickCompleted,
 )
 from domain.match import ranking
-from domain.shuffle import deal_seed, shuffle
+from domain.shuffle import shuffle
 
 # --- shared checks ---------------------------------------------------------------------
 
@@ -98,7 +98,7 @@ def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]
     t = s.table
     if t.seed is None:
         raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-    seed = deal_seed(t.seed, k)
+    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": rules/common.md, shuffling rule 1
     deck = shuffle(DECK, seed)
     if t.variant == layout.BRIGHT_HOUSE:
         nd, d = 1 - s.dealer, s.dealer

@@ -4,7 +4,7 @@ The organiser sees everything; a seat sees its own hand(s), its own discards and
 passes, and all public information; the public sees cards played, prices, owners,
 scores and hand sizes. Lopaka's hand is public once the exchange is done, a Bright
 House open pile once chosen, and everything of a deal once it is scored. The seed
-stays secret until the match ends.
+and salt stay secret until the match ends.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
 
     Needs the whole log because what an event reveals depends on what came after it
     (a deal's hidden cards become public once it is scored, Lopaka's hand once the
-    exchange is done, the seed once the match ends).
+    exchange is done, the seed and salt once the match ends).
     """
     if viewer == ORGANISER:
         return list(events)
@@ -135,8 +135,11 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
         kind = type(e)
         if kind is DealStarted:
             deal = e.deal
-        if kind is TableOpened or kind is DealStarted:
-            e = e if match_over else e._replace(seed=None)
+        if not match_over:  # the seed, the salt and deal seeds (which hold the salt)
+            if kind is TableOpened:
+                e = e._replace(seed=None, salt=None)
+            elif kind is DealStarted:
+                e = e._replace(seed=None)
         if deal in scored or kind is TableOpened:
             out.append(e)
         elif kind is DealStarted:

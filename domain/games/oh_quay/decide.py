@@ -39,7 +39,7 @@ from domain.games.oh_quay.model import (
     Take,
 )
 from domain.match import ranking
-from domain.shuffle import deal_seed, shuffle
+from domain.shuffle import shuffle
 
 # --- shared checks ---------------------------------------------------------------------
 
@@ -88,10 +88,9 @@ def _deal(s: State, action: Deal) -> list:
     _expect_phase(s, WAITING_FOR_DEAL)
     k = s.deal + 1
     if action.quays is None and action.canals is None:
-        seed = s.table.seed
-        if seed is None:
+        if s.table.seed is None:
             raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-        dseed = deal_seed(seed, k)
+        dseed = s.table.deal_seed(k)  # "{salt}:{seed}/{k}": rules/common.md, shuffling rule 1
         quays, canals = layout.seeded_piles(shuffle(DECK, dseed), s.starter)
         return [DealStarted(k, s.starter, quays, canals, dseed)]
     if action.quays is None or action.canals is None:

@@ -7,8 +7,8 @@ information).
   where it went. Of the opponent's canal it knows the cards the opponent loaded from the
   opponent's own quay (their top faced this seat), in place; ``null`` elsewhere.
 - The public sees sizes, launched cards and score piles.
-- Once a game is scored all its cards are public; the seed stays secret until the match
-  ends.
+- Once a game is scored all its cards are public; the seed and salt stay secret until the
+  match ends.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
     """The whole log as ``viewer`` may see it: hidden cards replaced by ``None``.
 
     Needs the whole log because what an event reveals depends on what came after it: a
-    game's cards become public once it is scored, the seed once the match ends, and each
+    game's cards become public once it is scored, the seed and salt once the match ends, and each
     card drawn from a quay uncovers the next top for the quay holder's opponent.
     """
     if viewer == ORGANISER:
@@ -135,7 +135,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
     for e in events:
         kind = type(e)
         if kind is TableOpened:
-            out.append(e if match_over else e._replace(seed=None))
+            out.append(e if match_over else e._replace(seed=None, salt=None))
             continue
         if kind is DealStarted:
             deal = e.deal

@@ -1,0 +1,217 @@
+"""The server's Ed25519 key: it signs stream heads so a copy of a log can prove where it came from.
+
+A hash chain only proves a log is self-consistent: whoever edits an event can recompute every
+hash after it. A head signed by the server's private key cannot be recomputed, so an export,
+a standings page or a deal history vouches for exactly one (stream, version, head hash).
+
+What is signed, byte for byte, is the UTF-8 text::
+
+    cardledger-head:v1:{stream id}:{version}:{head hash}
+
+e.g. ``cardledger-head:v1:5f0c…e2:57:9c1f…a0`` (the stream id and head hash in lower-case hex,
+the version in decimal). Keys and signatures travel as standard base64 (with padding) of the
+raw bytes: a 32-byte public key as ``GET /signing-key`` serves it, a 64-byte signature. Any
+Ed25519 library checks a head offline, e.g. with PyNaCl::
+
+    VerifyKey(b64decode(public_key)).verify(message.encode(), b64decode(signature))
+
+A key's ``key_id`` is the first 16 hex digits of SHA-256 of its raw public key: a short name
+for the key, never a substitute for it.
+
+The private key is ``CARDLEDGER_SIGNING_KEY`` (base64 of the raw 32 bytes) or the file
+``var/signing-key``, generated once (mode 600) like the organiser token.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
+from flask import Flask, current_app
+
+MESSAGE_PREFIX = "cardledger-head:v1"
+SIGNING_KEY_FILE = "signing-key"
+EXTENSION_KEY = "cardledger.signing"
+
+
+def head_message(stream: str, version: int, head: str) -> bytes:
+    """The exact bytes a head's signature covers (see the module docstring)."""
+    return f"{MESSAGE_PREFIX}:{stream}:{version}:{head}".encode()
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _unb64(text: str, size: int, what: str) -> bytes:
+    """Strict base64 of exactly ``size`` bytes; ValueError names ``what`` otherwise."""
+    try:
+        raw = base64.b64decode(text.strip(), validate=True)
+    except (binascii.Error, ValueError, AttributeError):
+        raise ValueError(f"{what} is not base64") from None
+    if len(raw) != size:
+        raise ValueError(f"{what} is {len(raw)} bytes, not {size}")
+    return raw
+
+
+def key_id(public_key: bytes) -> str:
+    """A short stable name of a raw public key: 16 hex digits of its SHA-256."""
+    return hashlib.sha256(public_key).hexdigest()[:16]
+
+
+def parse_public_key(text: str) -> bytes:
+    """A raw 32-byte Ed25519 public key from its base64 text (as ``/signing-key`` serves it)."""
+    return _unb64(text, 32, "the public key")
+
+
+def parse_signature(text: Any) -> bytes:
+    """A raw 64-byte signature from its base64 text."""
+    if not isinstance(text, str):
+        raise ValueError("the signature is not a base64 string")
+    return _unb64(text, 64, "the signature")
+
+
+def new_private_key() -> str:
+    """A fresh private key as base64 text (the form of ``var/signing-key``)."""
+    raw = Ed25519PrivateKey.generate().private_bytes(
+        Encoding.Raw, PrivateFormat.Raw, NoEncryption()
+    )
+    return _b64(raw)
+
+
+def verify_head(public_key: bytes, stream: str, version: int, head: str, signature: bytes) -> bool:
+    """Whether ``signature`` is ``public_key``'s signature of this head."""
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(
+            signature, head_message(stream, version, head)
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class SignedHead:
+    """A stream's head and the server's word for it."""
+
+    version: int
+    hash: str
+    signature: str
+    key_id: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "hash": self.hash,
+            "signature": self.signature,
+            "key_id": self.key_id,
+        }
+
+
+class Signer:
+    """The server's private key; ``public_key`` and ``key_id`` are what others trust."""
+
+    def __init__(self, private_key: str) -> None:
+        raw = _unb64(private_key, 32, "the signing key")
+        self._key = Ed25519PrivateKey.from_private_bytes(raw)
+        self.public_raw = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key = _b64(self.public_raw)
+        self.key_id = key_id(self.public_raw)
+
+    def sign_head(self, stream: str, version: int, head: str) -> SignedHead:
+        signature = self._key.sign(head_message(stream, version, head))
+        return SignedHead(version, head, _b64(signature), self.key_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Keyring:
+    """The server's own signer and every public key it trusts (its own included), by key id."""
+
+    signer: Signer
+    trusted: Mapping[str, bytes]
+
+    @classmethod
+    def build(cls, private_key: str, trusted_keys: Iterable[str] = ()) -> Keyring:
+        signer = Signer(private_key)
+        trusted = {key_id(raw): raw for raw in map(parse_public_key, trusted_keys)}
+        return cls(signer, {**trusted, signer.key_id: signer.public_raw})
+
+
+def keyring(app: Flask | None = None) -> Keyring:
+    """The app's keyring, built once from its configuration; without a configured key, the
+    one in ``var/signing-key``, generated now if need be (only a server that signs has one)."""
+    app = app or current_app
+    found: Keyring | None = app.extensions.get(EXTENSION_KEY)
+    if found is None:
+        config = app.config["CARDLEDGER"]
+        private = config.signing_key or ensure_signing_key({}, config.var_dir)[0]
+        found = Keyring.build(private, config.trusted_keys)
+        app.extensions[EXTENSION_KEY] = found
+    return found
+
+
+def read_signing_key(env: Mapping[str, str], var_dir: Path) -> str | None:
+    """``CARDLEDGER_SIGNING_KEY``, else the contents of ``var/signing-key``, else None."""
+    key = env.get("CARDLEDGER_SIGNING_KEY", "").strip()
+    if key:
+        return key
+    path = var_dir / SIGNING_KEY_FILE
+    if path.is_file():
+        return path.read_text(encoding="utf-8").strip() or None
+    return None
+
+
+def ensure_signing_key(env: Mapping[str, str], var_dir: Path) -> tuple[str, bool]:
+    """The private key, creating ``var/signing-key`` (mode 600) when none is configured.
+
+    The second value says whether a key was generated. The key is written to a private
+    temporary file, then hard-linked into place: the link fails if the file exists, so two
+    workers starting at once end up with one key, and neither ever reads a half-written file.
+    """
+    existing = read_signing_key(env, var_dir)
+    if existing:
+        return existing, False
+    var_dir.mkdir(parents=True, exist_ok=True)
+    path = var_dir / SIGNING_KEY_FILE
+    key = new_private_key()
+    path.unlink(missing_ok=True)  # only reached when the file is absent or empty
+    fd, temporary = tempfile.mkstemp(prefix=".signing-key.", dir=var_dir)  # mode 600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(key + "\n")
+        os.link(temporary, path)
+    except FileExistsError:  # another process won the race: use its key
+        return path.read_text(encoding="utf-8").strip(), False
+    finally:
+        os.unlink(temporary)
+    return key, True
+
+
+def parse_trusted_keys(text: str) -> tuple[str, ...]:
+    """``CARDLEDGER_TRUSTED_KEYS``: comma-separated base64 public keys, each checked here so a
+    typo stops the server at start rather than refusing imports later."""
+    keys = tuple(part.strip() for part in text.split(",") if part.strip())
+    for number, key in enumerate(keys, start=1):
+        try:
+            parse_public_key(key)
+        except ValueError as error:
+            raise ValueError(f"CARDLEDGER_TRUSTED_KEYS, key {number}: {error}") from None
+    return keys

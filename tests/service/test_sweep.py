@@ -1,0 +1,155 @@
+"""The tables waiting on a bot (``bot_turns``) and the sweep's choice among them.
+
+A table enters ``bot_turns`` in the transaction that makes it a bot's turn and leaves it
+in the one that hands it back to a person or ends the match; the sweep picks those rows
+whose last event is older than its cutoff, longest idle first. The broker here is a port
+nothing listens on, so no task runs and the tables stay where the actions left them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.script import ScriptDirectory
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import delete, select
+
+from service import botplay, sweep
+from service.commands import create_table
+from service.db import alembic_config, get_database
+from service.eventstore import now
+from service.models import bot_turns
+from tests.helpers import ADMIN_TOKEN, make_test_app
+
+ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+FAR_FUTURE = sweep.stamp(datetime.now(UTC) + timedelta(days=1))
+
+
+@pytest.fixture
+def brokerless(sqlite_url: str, closed_port: int) -> Iterator[Flask]:
+    """REDIS_URL points at a port nothing listens on: every bots' task is lost."""
+    app = make_test_app(sqlite_url, redis_url=f"redis://127.0.0.1:{closed_port}/0")
+    yield app
+    get_database(app).engine.dispose()
+
+
+def open_table(client: FlaskClient, seats: list[dict[str, str]], **spec: Any) -> dict[str, Any]:
+    body = {"game": "bottle-imp", "seats": seats, "seed": "sweep", "max_deals": 1, **spec}
+    response = client.post("/tables", json=body, headers=ORGANISER)
+    assert response.status_code == 201, response.json
+    return dict(response.json)
+
+
+def deal(client: FlaskClient, created: dict[str, Any]) -> str:
+    """Seat 0 deals (201 although the bots' task is lost); when that was recorded."""
+    ann = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+    dealt = client.post(f"/tables/{created['id']}/actions", json={"type": "deal"}, headers=ann)
+    assert dealt.status_code == 201, dealt.json
+    return str(dealt.json["events"][-1]["at"])
+
+
+def waiting(app: Flask) -> set[str]:
+    with get_database(app).reading() as connection:
+        return set(connection.scalars(select(bot_turns.c.table_id)))
+
+
+def picked(app: Flask, before: str) -> list[str]:
+    with get_database(app).reading() as connection:
+        return sweep.idle_bot_tables(connection, before)
+
+
+def test_the_sweep_picks_the_tables_waiting_on_a_bot_and_no_other(
+    brokerless: Flask, sqlite_url: str
+) -> None:
+    client = brokerless.test_client()
+    ann_to_deal = open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    bot_deals = open_table(client, [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}])
+    bots_prepare = open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    dealt_at = deal(client, bots_prepare)
+    persons = open_table(client, [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}])
+    deal(client, persons)  # every seat prepares, and every seat is a person's
+    eager = make_test_app(sqlite_url)  # the same database, bots moving inside the request
+    try:
+        finished = open_table(eager.test_client(), [{"bot": "random"}, {"bot": "heuristic"}],
+                              game="oh-quay", rules={"max_turns": 10})  # fmt: skip
+        assert eager.test_client().get(f"/tables/{finished['id']}").json["status"] == "finished"
+    finally:
+        get_database(eager).engine.dispose()
+
+    # a bot to deal, bots to prepare: picked, longest idle first; persons to act, or a
+    # match over: never
+    assert picked(brokerless, FAR_FUTURE) == [bot_deals["id"], bots_prepare["id"]]
+    assert waiting(brokerless) == {bot_deals["id"], bots_prepare["id"]}
+    assert ann_to_deal["id"] not in waiting(brokerless)
+    # a table whose last event is not older than the cutoff is left to whoever moves it
+    assert picked(brokerless, dealt_at) == [bot_deals["id"]]
+    assert picked(brokerless, sweep.stamp(datetime.now(UTC) - timedelta(days=1))) == []
+
+
+def test_a_table_leaves_the_list_when_its_bots_hand_it_back(brokerless: Flask) -> None:
+    client = brokerless.test_client()
+    created = open_table(client, [{"name": "Ann"}, {"bot": "heuristic"}, {"bot": "random"}])
+    assert waiting(brokerless) == set()  # Ann deals first
+    deal(client, created)
+    assert waiting(brokerless) == {created["id"]}
+    with brokerless.app_context():
+        outcome = botplay.play_bots(created["id"])  # the loop a worker would run
+    assert (outcome["stopped"], outcome["to_act"]) == ("waiting_for_person", [0])
+    assert outcome["moves"] >= 2  # each bot prepared
+    assert waiting(brokerless) == set()
+    assert picked(brokerless, FAR_FUTURE) == []
+
+
+def test_the_list_is_rebuilt_from_the_streams(brokerless: Flask) -> None:
+    """``bot_turns`` is a projection: deleted and rebuilt, it is the same rows."""
+    client = brokerless.test_client()
+    deal(client, open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]))
+    open_table(client, [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}])
+    open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    kept = waiting(brokerless)
+    assert len(kept) == 2
+    with get_database(brokerless).writing() as connection:
+        connection.execute(delete(bot_turns))
+    result = brokerless.test_cli_runner().invoke(args=["cardledger", "rebuild-projections"])
+    assert result.exit_code == 0, result.output
+    assert "bot_turns: 2" in result.output
+    assert waiting(brokerless) == kept
+
+
+def test_the_migration_lists_the_tables_already_waiting(brokerless: Flask, sqlite_url: str) -> None:
+    """Upgrading a database whose tables were recorded before ``bot_turns`` existed
+    lists those already waiting on a bot, so a table stalled before the upgrade resumes."""
+    client = brokerless.test_client()
+    deal(client, open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]))
+    open_table(client, [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}])
+    open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    kept = waiting(brokerless)
+    assert len(kept) == 2
+    get_database(brokerless).engine.dispose()
+    config = alembic_config(sqlite_url)
+    before = ScriptDirectory.from_config(config).get_revision("0006_bot_turns").down_revision
+    command.downgrade(config, str(before))
+    command.upgrade(config, "head")
+    assert waiting(brokerless) == kept
+
+
+def test_without_a_broker_there_is_nothing_to_sweep(app: Flask) -> None:
+    """Eager mode: the bots move in the request; a table opened inside a caller's
+    transaction (whose caller then schedules it) is listed, and the sweep leaves it."""
+    spec = {"game": "oh-quay", "seats": [{"bot": "random"}, {"name": "Bo"}], "seed": "eager"}
+    with app.app_context(), get_database(app).writing() as connection:
+        table_id = create_table(spec, connection).id
+    assert waiting(app) == {table_id}
+    with app.app_context():
+        assert sweep.resume_bots(idle=0) == []
+    assert app.test_client().get(f"/tables/{table_id}").json["version"] == 1
+
+
+def test_stamps_sort_like_the_event_store_s() -> None:
+    assert len(sweep.stamp(datetime.now(UTC))) == len(now())
+    assert sweep.stamp(datetime.now(UTC) - timedelta(seconds=1)) < now()
