@@ -23,7 +23,7 @@ def event_from_json(
     """An event of ``game_id`` from its stored ``type``, ``data`` and schema version
     (older shapes are upcast; ``None``: already current)."""
     if schema is not None:
-        data = upcast(kind, schema, data)
+        data = upcast(game_id, kind, schema, data)
     if kind == "TableOpened":
         return from_data(TableOpened, data)
     if kind == "MatchEnded":

@@ -1,46 +1,42 @@
 """Event schema evolution: stored events keep the shape they were written in; reading
-them upcasts old shapes to the current one, step by step (``(type, from_schema)`` →
-function). The hash chain covers the stored shape, so upcasting never touches proofs.
+them upcasts old shapes to the current one, step by step. The hash chain covers the
+stored shape, so upcasting never touches proofs.
 
-The one real step so far: ``CardsPassed`` was first written (schema 1) as
-``{"seat", "cards": [...]}``, the cards in the order left, right (standard) or the one
-card (lopaka, bright-house); schema 2 names them as the actions do.
+Each game keeps its steps next to its events (its module's ``UPCASTERS``, keyed by
+``(event type, from schema)``, and ``SCHEMAS``, the current version of each type), and a
+step applies to that game's events only: two games may name an event alike. Events every
+game shares (``TableOpened``, ``Adjusted``, ``MatchEnded``) are all still at schema 1.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
+from domain.games import GAMES
+
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+_NONE: Mapping[Any, Any] = MappingProxyType({})
 
 
-def _cards_passed_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in data.items() if k != "cards"}
-    cards = list(data.get("cards") or [])
-    if len(cards) == 2:
-        out["left"], out["right"] = cards
-    elif len(cards) == 1:
-        out["card" if "hand" in data else "opponent"] = cards[0]
-    return out
+def _steps(game_id: str) -> tuple[Mapping[tuple[str, int], Upcaster], Mapping[str, int]]:
+    module = GAMES.get(game_id)
+    if module is None:  # "": a shared event read before its game is known (TableOpened)
+        return _NONE, _NONE
+    return getattr(module, "UPCASTERS", _NONE), getattr(module, "SCHEMAS", _NONE)
 
 
-UPCASTERS: Mapping[tuple[str, int], Upcaster] = {
-    ("CardsPassed", 1): _cards_passed_1_to_2,
-}
-
-#: The schema version new events of each type are written with (1 when not listed).
-CURRENT: Mapping[str, int] = {"CardsPassed": 2}
+def current_schema(game_id: str, kind: str) -> int:
+    """The schema version new ``kind`` events of ``game_id`` are written with."""
+    return _steps(game_id)[1].get(kind, 1)
 
 
-def current_schema(kind: str) -> int:
-    return CURRENT.get(kind, 1)
-
-
-def upcast(kind: str, schema: int, data: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` of an event stored with ``schema``, in the current shape."""
+def upcast(game_id: str, kind: str, schema: int, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` of a ``game_id`` event stored with ``schema``, in the current shape."""
+    upcasters, schemas = _steps(game_id)
     out = dict(data)
-    while schema < current_schema(kind):
-        out = UPCASTERS[kind, schema](out)
+    while schema < schemas.get(kind, 1):
+        out = upcasters[kind, schema](out)
         schema += 1
     return out

@@ -228,7 +228,7 @@ def _act_once(
         rows = EventStore(connection).append(
             table_id,
             log.version,
-            recorded(events, viewer, actor),
+            recorded(log.opened.game, events, viewer, actor),
             previous_hash=log.rows[-1].hash,
         )
         after = TableLog(
@@ -256,7 +256,9 @@ def _act_once(
     return accepted, after
 
 
-def recorded(events: list[Any], viewer: Viewer, actor: str | None = None) -> list[NewEvent]:
+def recorded(
+    game_id: str, events: list[Any], viewer: Viewer, actor: str | None = None
+) -> list[NewEvent]:
     """Domain events as rows to append, each with its type's current schema version; the
     first records the caller's action (by ``actor`` when given), the rest are what the
     engine caused."""
@@ -264,7 +266,11 @@ def recorded(events: list[Any], viewer: Viewer, actor: str | None = None) -> lis
     out = []
     for i, e in enumerate(events):
         kind = event_type(e)
-        out.append(NewEvent(kind, to_data(e), current_schema(kind), caller if i == 0 else "engine"))
+        out.append(
+            NewEvent(
+                kind, to_data(e), current_schema(game_id, kind), caller if i == 0 else "engine"
+            )
+        )
     return out
 
 

@@ -58,8 +58,18 @@ def test_a_schema_1_bright_house_pass_reads_as_the_piles_card() -> None:
     assert event == CardsPassed(seat=0, hand="B", card=12)
 
 
+def test_a_step_rewrites_only_its_own_games_events() -> None:
+    """Two games may name an event alike: the Bottle Imp's CardsPassed step must not touch
+    another game's event of that name, nor events every game shares."""
+    stored = {"seat": 0, "cards": [7, 30]}
+    assert upcast("bestia", "CardsPassed", 1, stored) == stored
+    assert current_schema("bestia", "CardsPassed") == 1
+    assert current_schema("", "TableOpened") == 1 and current_schema("oh-quay", "Adjusted") == 1
+
+
 def test_a_current_pass_and_other_events_read_as_they_are() -> None:
-    assert current_schema("CardsPassed") == 2 and current_schema("CardPlayed") == 1
+    assert current_schema("bottle-imp", "CardsPassed") == 2
+    assert current_schema("bottle-imp", "CardPlayed") == 1
     current = {"seat": 2, "left": 7, "right": 30}
     assert event_from_json("bottle-imp", "CardsPassed", current, 2) == CardsPassed(2, 7, 30)
     assert event_from_json("bottle-imp", "CardsPassed", current, None) == CardsPassed(2, 7, 30)
@@ -70,7 +80,7 @@ def test_a_current_pass_and_other_events_read_as_they_are() -> None:
 
 def test_upcasting_leaves_the_stored_data_untouched() -> None:
     stored = {"seat": 0, "cards": [7, 30]}
-    assert upcast("CardsPassed", 1, stored) == {"seat": 0, "left": 7, "right": 30}
+    assert upcast("bottle-imp", "CardsPassed", 1, stored) == {"seat": 0, "left": 7, "right": 30}
     assert stored == {"seat": 0, "cards": [7, 30]}
 
 

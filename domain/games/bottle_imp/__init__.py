@@ -11,6 +11,7 @@ from domain.games.bottle_imp.cards import cards_of
 from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
 from domain.games.bottle_imp.model import EVENT_TYPES, ORGANISER, State
+from domain.games.bottle_imp.upcast import SCHEMAS, UPCASTERS
 from domain.games.bottle_imp.view import view, visible_events
 from domain.match import MatchRules
 from domain.table import Table
@@ -35,6 +36,8 @@ __all__ = [
     "EVENT_TYPES",
     "GAME_ID",
     "ORGANISER",
+    "SCHEMAS",
+    "UPCASTERS",
     "State",
     "action_of",
     "body",
