@@ -118,9 +118,8 @@ def damaged(log_id: str, damage: Problem) -> ApiError:
         "log_damaged",
         f"table {log_id}'s stored log is damaged at version {damage.version} "
         f"({damage.code}: {damage.detail}), so it takes no more actions. The organiser's "
-        f"GET /tables/{log_id}/verify lists every problem; restore the damaged rows from a "
-        "database backup, or re-import an export of the table taken before the damage "
-        "(POST /tables/import).",
+        f"GET /tables/{log_id}/verify lists every problem; restoring the damaged rows from a "
+        "database backup (or from an export taken before the damage) makes it writable again.",
         extra={"version": damage.version, "damaged": damage.as_dict()},
     )
 
