@@ -112,7 +112,7 @@ def assert_damaged_problem(response: Any, table_id: str, version: int) -> dict[s
     assert (problem["code"], problem["version"]) == ("log_damaged", version), problem
     assert problem["damaged"]["version"] == version
     assert f"/tables/{table_id}/verify" in problem["detail"]
-    assert "backup" in problem["detail"] and "import" in problem["detail"]
+    assert "backup" in problem["detail"] and "export" in problem["detail"]
     return problem
 
 
