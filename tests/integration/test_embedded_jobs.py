@@ -4,7 +4,8 @@ The real ``make run`` (``-o .venv/.installed``: the tests' virtualenv is the one
 build) on a free port, a temporary SQLite database and a temporary SQLite broker
 (``CARDLEDGER_BROKER_URL``), without ``REDIS_URL`` or ``CARDLEDGER_JOBS``: the embedded
 default. Over HTTP only, a 1,000-match simulation is done with progress along the way,
-and a table of Monte Carlo bots plays its whole match with nobody asking. Stopping the
+a table of Monte Carlo bots plays its whole match with nobody asking, and a tournament
+round's table filled with bots finishes with only its people acting. Stopping the
 server stops its worker: no process started for it is left.
 
 Every process started here carries the test's broker path in its environment, which is
@@ -15,7 +16,9 @@ is bounded.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -156,6 +159,50 @@ def test_a_table_of_montecarlo_bots_plays_its_match_with_nobody_asking(
     assert summary()["version"] > 10
     status, verified = server.request("GET", f"/tables/{table}/verify")
     assert status == 200 and verified["ok"], verified
+
+
+def test_a_tournament_round_filled_with_bots_finishes(server: EmbeddedServer) -> None:
+    """Two people and two bots at a round's table: the people act over HTTP with their
+    seat tokens; the bots' moves come from the worker, with nobody calling /autoplay."""
+    body = {"name": "Embedded cup", "game": "bottle-imp", "table_size": 4, "rounds": 1,
+            "fill_with_bots": "random", "max_deals": 1, "seed": "embedded"}  # fmt: skip
+    status, tournament = server.request("POST", "/tournaments", body)
+    assert status == 201, tournament
+    for name in ("Ann", "Bo"):
+        entry = {"name": name}
+        status, _ = server.request("POST", f"/tournaments/{tournament['id']}/entries", entry)
+        assert status == 201
+    status, seated = server.request("POST", f"/tournaments/{tournament['id']}/rounds")
+    assert status == 201, seated
+    (table,) = seated["tables"]
+    people = {s["seat"]: {"Authorization": f"Bearer {s['token']}"}
+              for s in table["seats"] if not s["bot"]}  # fmt: skip
+    assert len(people) == 2
+    rng = random.Random("embedded")
+
+    def play() -> bool:
+        """One pass over the people: each acts if the table waits for it; finished?"""
+        for seat, token in people.items():
+            status, state = server.served.request("GET", f"/tables/{table['id']}/state",
+                                                  headers=token)  # fmt: skip
+            assert status == 200, state
+            if state["status"] == "finished":
+                return True
+            if seat in state["to_act"] and state["legal_actions"]:
+                action = rng.choice(state["legal_actions"])
+                status, answer = server.served.request(
+                    "POST", f"/tables/{table['id']}/actions", action, token
+                )
+                assert status in (201, 409, 422), answer  # a bot may have moved first
+        return False
+
+    wait_for(play, 120, "the round's table to finish")
+    status, export = server.request("GET", f"/tables/{table['id']}/export")
+    assert status == 200, export
+    by = {json.loads(line).get("by") for line in export.splitlines()[1:]}  # who recorded
+    assert {f"bot random seat {s['seat']}" for s in table["seats"] if s["bot"]} <= by, by
+    status, standings = server.request("GET", f"/tournaments/{tournament['id']}/standings")
+    assert status == 200, standings
 
 
 def test_stopping_the_server_stops_its_worker(tmp_path: Path) -> None:
