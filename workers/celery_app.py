@@ -32,6 +32,7 @@ Two optional settings, from the environment:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,8 +82,12 @@ def sweep_schedule(env: Mapping[str, str]) -> dict[str, Any]:
 def sqlite_transport_options() -> dict[str, Any]:
     """kombu's SQLAlchemy transport passes these to ``create_engine``: no pooled
     connection outlives a fork (the prefork pool's children publish chunks too), and a
-    writer waits for SQLite's lock rather than failing at once."""
+    writer waits for SQLite's lock rather than failing at once. kombu's models use a
+    loader SQLAlchemy 2.1 deprecates: its warning says nothing we can act on."""
+    from sqlalchemy.exc import SADeprecationWarning
     from sqlalchemy.pool import NullPool
+
+    warnings.filterwarnings("ignore", r"The ``noload`` loader strategy", SADeprecationWarning)
 
     return {"poolclass": NullPool, "connect_args": {"timeout": 30}}
 
