@@ -8,12 +8,13 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 WORKERS ?= 2
 THREADS ?= 4
+JOB_WORKERS ?= 2
 PYTEST_ARGS ?=
 
 .PHONY: help install run test fuzz browser bench openapi worker lint clean
 
 help:
-	@echo "make run      serve on 127.0.0.1:$(PORT) (installs, migrates, prints the organiser token)"
+	@echo "make run      serve on 127.0.0.1:$(PORT) with a jobs worker (installs, migrates, prints the organiser token)"
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
@@ -47,8 +48,8 @@ run: install | var
 	  token="$$($(BIN)/cardledger token)" && echo "Organiser token (var/admin-token): $$token"; \
 	fi
 	$(BIN)/alembic upgrade head
-	exec $(BIN)/gunicorn 'service.app:create_app()' --bind 127.0.0.1:$(PORT) \
-	  --workers $(WORKERS) --threads $(THREADS) --config python:service.gunicorn_conf
+	exec $(BIN)/cardledger serve --port $(PORT) --workers $(WORKERS) --threads $(THREADS) \
+	  --job-workers $(JOB_WORKERS)
 
 test: install browser | var
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -90,7 +91,8 @@ bench: $(VENV)/.installed-bench
 openapi: install
 	$(BIN)/cardledger openapi
 
-# -B: with an embedded Celery beat, which sweeps for tables whose bots' task a broker
+# `make run` starts its own worker on a SQLite broker (service/serve.py); this one is for
+# REDIS_URL deployments. -B: with an embedded Celery beat, which sweeps for tables whose bots' task a broker
 # outage lost (every CARDLEDGER_SWEEP_SECONDS; another worker's beat only repeats it).
 worker: install | var
 	exec $(BIN)/celery -A workers.celery_app worker -B --loglevel=info

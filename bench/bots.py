@@ -209,7 +209,7 @@ def throughput(quick: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         database = f"sqlite:///{tmp}/bench.db"
         run_migrations(database)
-        eager = _run_job(create_app(Config(database_url=database)), spec)
+        eager = _run_job(create_app(Config(database_url=database, jobs="eager")), spec)
         out["eager"] = round(matches / eager, 1)
         print(f"in-process (eager)   {matches / eager:7.1f} matches/s", flush=True)
         url = _redis_url()

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from flask.cli import AppGroup
 
-from service import simulation_cli
+from service import serve, simulation_cli
 from service.config import VAR_DIR, ensure_admin_token
 from service.openapi import SPEC_PATH
 
@@ -101,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     openapi.add_argument("--check", action="store_true", help="fail if the file is out of date")
     openapi.set_defaults(run=_openapi)
     simulation_cli.add_parser(commands)
+    serve.add_parser(commands)
     verify = commands.add_parser("verify", help="check an exported table (JSON Lines) offline")
     verify.add_argument("file", type=Path)
     verify.add_argument(

@@ -16,6 +16,16 @@ from service.signing import Signer, parse_trusted_keys, read_signing_key
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = PROJECT_ROOT / "var"
 ADMIN_TOKEN_FILE = "admin-token"
+BROKER_FILE = "celery-broker.sqlite"
+#: Where jobs run: ``eager`` inside the request (tests only: ``CARDLEDGER_JOBS=eager``),
+#: ``sqlite`` in the worker `make run` starts, through a broker in a SQLite file (the
+#: default without ``REDIS_URL``), ``redis`` in `make worker`s through Redis.
+JOB_MODES = ("eager", "sqlite", "redis")
+
+
+def default_broker_url(var_dir: Path = VAR_DIR) -> str:
+    """kombu's SQLAlchemy transport on a SQLite file: a broker that needs no server."""
+    return f"sqla+sqlite:///{var_dir.resolve() / BROKER_FILE}"
 
 
 def default_database_url(var_dir: Path = VAR_DIR) -> str:
@@ -79,11 +89,32 @@ class Config:
     trusted_keys: tuple[str, ...] = ()
     #: Where a generated signing key is kept.
     var_dir: Path = VAR_DIR
+    #: Where jobs run (``JOB_MODES``); None: ``redis`` with a ``redis_url``, else ``sqlite``.
+    jobs: str | None = None
+    #: The Celery broker; None: the one ``jobs`` implies (``default_broker_url`` for sqlite).
+    broker_url: str | None = None
+
+    def __post_init__(self) -> None:
+        jobs = self.jobs or ("redis" if self.redis_url else "sqlite")
+        if jobs not in JOB_MODES:
+            raise ValueError(f"CARDLEDGER_JOBS must be one of {', '.join(JOB_MODES)}, not {jobs!r}")
+        if jobs == "redis" and not self.redis_url:
+            raise ValueError("CARDLEDGER_JOBS=redis needs REDIS_URL")
+        broker = self.broker_url
+        if jobs == "redis":
+            broker = self.redis_url
+        elif jobs == "eager":
+            broker = "memory://"
+        elif not broker:
+            broker = default_broker_url(self.var_dir)
+        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "broker_url", broker)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, var_dir: Path = VAR_DIR) -> Config:
-        """Read `DATABASE_URL`, `REDIS_URL`, the organiser token and the signing keys; empty
-        values count as unset. A malformed key stops the server here (ValueError)."""
+        """Read `DATABASE_URL`, `REDIS_URL`, the organiser token, the signing keys and where
+        jobs run (`CARDLEDGER_JOBS`, `CARDLEDGER_BROKER_URL`: the SQLite broker's URL);
+        empty values count as unset. A malformed key stops the server here (ValueError)."""
         env = os.environ if env is None else env
         database_url = env.get("DATABASE_URL", "").strip()
         if not database_url:
@@ -96,6 +127,8 @@ class Config:
             signing_key=_checked_signing_key(read_signing_key(env, var_dir)),
             trusted_keys=parse_trusted_keys(env.get("CARDLEDGER_TRUSTED_KEYS", "")),
             var_dir=var_dir,
+            jobs=env.get("CARDLEDGER_JOBS", "").strip().lower() or None,
+            broker_url=env.get("CARDLEDGER_BROKER_URL", "").strip() or None,
         )
 
 

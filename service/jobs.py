@@ -10,11 +10,14 @@ one task each, run as a Celery group; each chunk writes its per-match results on
 the set merges them in match order. So a chunk redone after a worker died cannot count
 twice, exactly one chunk merges, and the result is the same on any number of workers.
 
-Without ``REDIS_URL`` tasks run in the request (Celery's eager mode), within a time
-budget so a request stays a request: autoplay stops after ``EAGER_AUTOPLAY_SECONDS``
-(the next action or ``POST /tables/{id}/autoplay`` goes on), and a simulation runs only
-if small (``EAGER_SIMULATION_MATCHES``, no Monte Carlo seat, done within
-``EAGER_SIMULATION_SECONDS``); a larger one fails at once and says to start a worker.
+Tasks run in a Celery worker: the one `make run` starts on its SQLite broker, or
+`make worker`s on Redis (``Config.jobs``; ``workers/celery_app.py``), with no time
+budget. Only in eager mode (``CARDLEDGER_JOBS=eager``, what the tests use) do they run
+in the request (Celery's eager mode), within a time budget so a request stays a
+request: autoplay stops after ``EAGER_AUTOPLAY_SECONDS`` (the next action or
+``POST /tables/{id}/autoplay`` goes on), and a simulation runs only if small
+(``EAGER_SIMULATION_MATCHES``, no Monte Carlo seat, done within
+``EAGER_SIMULATION_SECONDS``); a larger one fails at once and says how to run it.
 
 Anyone holding a job's id reads its ``error``: a failure is logged in full here and shown
 as a stable sentence (``public_error``), never an exception's text (a broker's address).
@@ -34,6 +37,7 @@ from flask import Flask, current_app
 from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import OperationalError as DatabaseError
+from sqlalchemy.exc import SQLAlchemyError
 
 from domain.bots.simulate import Simulation, Stopped, result, run_chunk
 from service.config import Config
@@ -50,8 +54,8 @@ EAGER_SIMULATION_SECONDS = 2.0
 #: In-request simulations: at most this many matches, and no Monte Carlo seat.
 EAGER_SIMULATION_MATCHES = 20
 TOO_LARGE = (
-    "this simulation is too large to run inside a request (no REDIS_URL): start Redis "
-    "and `make worker`, or run `cardledger simulate`"
+    "this simulation is too large to run inside a request (CARDLEDGER_JOBS=eager): "
+    "unset CARDLEDGER_JOBS so `make run` runs it in its worker, or run `cardledger simulate`"
 )
 
 AUTOPLAY, SIMULATION = "autoplay", "simulation"
@@ -62,7 +66,7 @@ QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 
 
 def celery_for(app: Flask | None = None) -> Celery:
-    """The app's Celery (eager without ``REDIS_URL``), built once per app."""
+    """The app's Celery publisher (``Config.jobs`` says where), built once per app."""
     import workers.tasks  # noqa: F401  (registers the shared tasks with every app)
     from workers.celery_app import make_celery
 
@@ -70,9 +74,7 @@ def celery_for(app: Flask | None = None) -> Celery:
     celery: Celery | None = app.extensions.get(CELERY_KEY)
     if celery is None:
         config: Config = app.config["CARDLEDGER"]
-        celery = app.extensions.setdefault(
-            CELERY_KEY, make_celery(config.redis_url, publisher=True)
-        )
+        celery = app.extensions.setdefault(CELERY_KEY, make_celery(config, publisher=True))
     return celery
 
 
@@ -86,7 +88,7 @@ def enqueue(task: str, *args: Any) -> None:
     celery = celery_for()
     try:
         celery.tasks[task].apply_async(args=args, retry=False)
-    except (redis.RedisError, OSError) as error:
+    except (redis.RedisError, OSError, SQLAlchemyError) as error:  # SQLite broker: SQLAlchemy
         raise BrokerError(str(error)) from error
 
 

@@ -15,7 +15,9 @@ long queue, or that several beats see (each ``make worker`` runs one), is queued
 per claim, not once per sweep. A duplicate that slips through costs work, never a double
 move: autoplay submits each move at an expected version under an idempotency key.
 
-Eager mode (no ``REDIS_URL``) has nothing to sweep: the bots move inside the request.
+On `make run`'s SQLite broker (no Redis, one worker and one beat) nothing is claimed:
+each sweep queues the idle tables, and autoplay's idempotency makes a duplicate harmless.
+Eager mode (tests) has nothing to sweep: the bots move inside the request.
 """
 
 from __future__ import annotations
@@ -79,6 +81,11 @@ def resume_bots(idle: float = IDLE_SECONDS) -> list[str]:
     if not tables:
         return []
     config: Config = current_app.config["CARDLEDGER"]
+    if config.jobs != "redis":  # no Redis to claim in: idempotent autoplay absorbs a repeat
+        for table_id in tables:
+            jobs.enqueue(AUTOPLAY_TASK, table_id)
+        logger.info("resumed the bots at %d table(s): %s", len(tables), ", ".join(tables))
+        return tables
     prefix = jobs.celery_for().conf.broker_transport_options.get("global_keyprefix", "")
     client = redis.Redis.from_url(
         str(config.redis_url), socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT

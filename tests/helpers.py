@@ -19,8 +19,13 @@ def make_test_app(
     migrate: bool = True,
     signing_key: str | None = None,
     trusted_keys: tuple[str, ...] = (),
+    jobs: str | None = None,
+    broker_url: str | None = None,
 ) -> Flask:
     """An app on a migrated `database_url`, with a known organiser token, in testing mode.
+
+    Its jobs run where ``jobs`` says; by default through Redis given a ``redis_url``, else
+    eagerly inside the request (``CARDLEDGER_JOBS=eager``), never `make run`'s SQLite broker.
 
     Its signing key is `signing_key`, else a fresh one: never the checkout's `var/signing-key`.
     """
@@ -32,6 +37,8 @@ def make_test_app(
         admin_token=ADMIN_TOKEN,
         signing_key=signing_key or new_private_key(),
         trusted_keys=trusted_keys,
+        jobs=jobs or ("redis" if redis_url else "eager"),
+        broker_url=broker_url,
     )
     app = create_app(config)
     app.config["TESTING"] = True

@@ -1,10 +1,19 @@
-"""The Celery app (`celery -A workers.celery_app worker`, which `make worker` runs).
+"""The Celery app (`celery -A workers.celery_app worker`, which `make worker` runs, and
+`make run` too in the embedded default).
 
-Without `REDIS_URL` tasks run eagerly, in the process that enqueues them, so a single
-`make run` needs no broker; with it, Redis is both broker and result backend, and a task
-survives a worker crash (acks late + reject on worker lost: the message stays in Redis
-until the task finished, and is delivered again if the worker died), which the
-idempotent command path makes safe.
+Where jobs run (``Config.jobs``, from `CARDLEDGER_JOBS` and `REDIS_URL`):
+
+- ``sqlite``, the default without `REDIS_URL`: the broker is kombu's SQLAlchemy transport
+  on a SQLite file (`var/celery-broker.sqlite`, or `CARDLEDGER_BROKER_URL`), which needs
+  no server; `make run` (`cardledger serve`) starts one worker with its beat beside
+  gunicorn and stops it with the server. No result backend: jobs live in our database.
+- ``redis``: Redis is both broker and result backend, and a task survives a worker crash
+  (acks late + reject on worker lost: the message stays in Redis until the task
+  finished, and is delivered again if the worker died), which the idempotent command
+  path makes safe.
+- ``eager`` (`CARDLEDGER_JOBS=eager`, what the tests' apps use): tasks run in the
+  process that enqueues them, inside the request, within the ``EAGER_*`` budgets of
+  ``service.jobs``. `make run` never chooses it by itself.
 
 Two optional settings, from the environment:
 
@@ -23,6 +32,7 @@ Two optional settings, from the environment:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,13 +79,32 @@ def sweep_schedule(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+def sqlite_transport_options() -> dict[str, Any]:
+    """kombu's SQLAlchemy transport passes these to ``create_engine``: no pooled
+    connection outlives a fork (the prefork pool's children publish chunks too), and a
+    writer waits for SQLite's lock rather than failing at once. kombu's models use a
+    loader SQLAlchemy 2.1 deprecates: its warning says nothing we can act on."""
+    from sqlalchemy.exc import SADeprecationWarning
+    from sqlalchemy.pool import NullPool
+
+    warnings.filterwarnings("ignore", r"The ``noload`` loader strategy", SADeprecationWarning)
+
+    return {"poolclass": NullPool, "connect_args": {"timeout": 30}}
+
+
 def make_celery(
-    redis_url: str | None, env: Mapping[str, str] | None = None, *, publisher: bool = False
+    where: Config | str | None, env: Mapping[str, str] | None = None, *, publisher: bool = False
 ) -> Celery:
-    """The Celery app for ``redis_url`` (eager without one). ``publisher``: the web
-    side's, which only sends tasks and must fail fast when Redis is down (a request
-    then answers 503 at once), where a worker keeps retrying until Redis is back."""
+    """The Celery app for a configuration (``Config.jobs``), or for a Redis URL (eager
+    without one). ``publisher``: the web side's, which only sends tasks and must fail
+    fast when Redis is down (a request then answers 503 at once), where a worker keeps
+    retrying until Redis is back."""
     env = os.environ if env is None else env
+    if isinstance(where, Config):
+        mode, broker_url = where.jobs, where.broker_url
+    else:
+        mode, broker_url = ("redis" if where else "eager"), where
+    redis_url = broker_url if mode == "redis" else None
     celery = Celery("cardledger", include=["workers.tasks"])
     celery.conf.update(
         task_serializer="json",
@@ -103,6 +132,19 @@ def make_celery(
             beat_schedule=sweep_schedule(env),
             beat_scheduler="celery.beat:Scheduler",  # in memory: no schedule file to keep
         )
+    elif mode == "sqlite":
+        celery.conf.update(
+            broker_url=broker_url,
+            broker_transport_options=sqlite_transport_options(),
+            result_backend=None,
+            task_ignore_result=True,
+            # The transport polls, and sleeps a second whenever the worker's prefetch is
+            # full: a deeper prefetch keeps the pool busy through a simulation's chunks.
+            worker_prefetch_multiplier=8,
+            task_track_started=False,
+            beat_schedule=sweep_schedule(env),
+            beat_scheduler="celery.beat:Scheduler",
+        )
     else:
         celery.conf.update(
             broker_url="memory://",
@@ -113,4 +155,4 @@ def make_celery(
     return celery
 
 
-app = make_celery(Config.from_env().redis_url)
+app = make_celery(Config.from_env())

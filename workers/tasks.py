@@ -2,7 +2,8 @@
 
 `shared_task` binds each task to whichever app runs it (tests build their own). In a
 worker the Flask app is built once per process from the environment (`DATABASE_URL`,
-`REDIS_URL`); in eager mode a task runs inside the request, in the request's app.
+`REDIS_URL`, `CARDLEDGER_JOBS`, `CARDLEDGER_BROKER_URL`: the same as the server's); in
+eager mode a task runs inside the request, in the request's app.
 
 Every task is idempotent, as `acks_late` redelivers a task whose worker died: autoplay
 submits each bot move at an expected version with an idempotency key, and a simulation

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sqlite3
+from pathlib import Path
 
 import redis
 from flask import Blueprint, current_app
@@ -24,6 +27,20 @@ def database_status() -> str:
             connection.execute(text("SELECT 1"))
     except SQLAlchemyError as error:
         logger.warning("health: database down: %s", error)
+        return "down"
+    return "ok"
+
+
+def sqlite_broker_status(broker_url: str) -> str:
+    """The SQLite broker's file answers a query (kombu creates its tables on first use)."""
+    path = broker_url.split(":///", 1)[1] if ":///" in broker_url else ""
+    try:
+        if not path or not Path(path).parent.is_dir():
+            raise sqlite3.OperationalError(f"no directory for {path!r}")
+        with contextlib.closing(sqlite3.connect(path, timeout=BROKER_TIMEOUT_SECONDS)) as db:
+            db.execute("SELECT 1").fetchone()
+    except sqlite3.Error as error:
+        logger.warning("health: broker down: %s", error)
         return "down"
     return "ok"
 
@@ -69,6 +86,10 @@ def health() -> tuple[dict[str, object], int]:
               schema: Health
     """
     config: Config = current_app.config["CARDLEDGER"]
-    report = {"database": database_status(), "broker": broker_status(config.redis_url)}
+    if config.jobs == "sqlite":
+        broker = sqlite_broker_status(str(config.broker_url))
+    else:
+        broker = broker_status(config.redis_url if config.jobs == "redis" else None)
+    report = {"database": database_status(), "broker": broker, "jobs": config.jobs}
     ok = report["database"] == "ok"
     return HealthSchema().dump({"ok": ok, **report}), 200 if ok else 503

@@ -1,9 +1,9 @@
 """Bots and jobs (``api.md``): autoplay on request, simulations, job status.
 
 The routes only create the job row and enqueue its task; the work runs in a Celery
-worker (or, without ``REDIS_URL``, in the request). A broker that cannot take the task
-is answered with 503 ``broker_unavailable`` (``service/errors.py``); ``GET /jobs/{id}``
-reads the database only, so it answers whatever the broker's state.
+worker (or, in eager mode, ``CARDLEDGER_JOBS=eager``, in the request). A broker that
+cannot take the task is answered with 503 ``broker_unavailable`` (``service/errors.py``);
+``GET /jobs/{id}`` reads the database only, so it answers whatever the broker's state.
 """
 
 from __future__ import annotations

@@ -57,7 +57,15 @@ class HealthSchema(Schema):
     broker = fields.String(
         required=True,
         validate=validate.OneOf(["ok", "eager", "down"]),
-        metadata={"description": "`eager`: no REDIS_URL, tasks run in-process."},
+        metadata={"description": "`eager`: tasks run in-process (tests only)."},
+    )
+    jobs = fields.String(
+        required=True,
+        validate=validate.OneOf(["sqlite", "redis", "eager"]),
+        metadata={
+            "description": "Where jobs run: `sqlite`, the worker `make run` starts on a "
+            "SQLite broker; `redis`, workers on Redis; `eager`, inside the request."
+        },
     )
 
 

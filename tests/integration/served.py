@@ -28,9 +28,12 @@ def free_port() -> int:
 
 def server_env(database_url: str, admin_token: str, **more: str) -> dict[str, str]:
     """The environment of a server of its own: never the checkout's ``var/`` keys, no broker
-    (tasks run in the web process)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PYTEST_ADDOPTS")}
-    env.update(DATABASE_URL=database_url, CARDLEDGER_ADMIN_TOKEN=admin_token, **more)
+    (tasks run in the web process, ``CARDLEDGER_JOBS=eager``, unless ``more`` says else)."""
+    drop = ("REDIS_URL", "PYTEST_ADDOPTS", "CARDLEDGER_BROKER_URL")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(DATABASE_URL=database_url, CARDLEDGER_ADMIN_TOKEN=admin_token,
+               CARDLEDGER_JOBS="eager")  # fmt: skip
+    env.update(more)
     try:  # a server that signs its exports gets a key of its own
         from service.signing import new_private_key
     except ImportError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from service.config import Config, ensure_admin_token
 
 
@@ -29,3 +31,21 @@ def test_config_defaults(tmp_path: Path) -> None:
     default = Config.from_env({}, tmp_path / "var")
     assert default.database_url == f"sqlite:///{tmp_path / 'var' / 'cardledger.db'}"
     assert (tmp_path / "var").is_dir()
+
+
+def test_where_jobs_run(tmp_path: Path) -> None:
+    """Without REDIS_URL jobs go through a SQLite broker under var/ (make run's worker);
+    eager, inside the request, only when asked for (CARDLEDGER_JOBS=eager, the tests)."""
+    default = Config.from_env({}, tmp_path)
+    assert default.jobs == "sqlite"
+    assert default.broker_url == f"sqla+sqlite:///{tmp_path.resolve() / 'celery-broker.sqlite'}"
+    moved = Config.from_env({"CARDLEDGER_BROKER_URL": "sqla+sqlite:////x/b.sqlite"}, tmp_path)
+    assert moved.broker_url == "sqla+sqlite:////x/b.sqlite"
+    redis_env = {"REDIS_URL": "redis://h:6379/0"}
+    assert Config.from_env(redis_env, tmp_path).jobs == "redis"
+    assert Config.from_env(redis_env, tmp_path).broker_url == "redis://h:6379/0"
+    assert Config.from_env({"CARDLEDGER_JOBS": "eager"}, tmp_path).jobs == "eager"
+    with pytest.raises(ValueError, match="CARDLEDGER_JOBS"):
+        Config.from_env({"CARDLEDGER_JOBS": "threads"}, tmp_path)
+    with pytest.raises(ValueError, match="needs REDIS_URL"):
+        Config.from_env({"CARDLEDGER_JOBS": "redis"}, tmp_path)

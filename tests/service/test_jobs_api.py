@@ -201,7 +201,7 @@ def test_a_simulation_too_large_for_the_request_fails_and_says_why(
         f"/jobs/{client.post('/simulations', json=body, headers=ORGANISER).json['job']}"
     )
     assert job.json["state"] == "failed"
-    assert "make worker" in job.json["error"]
+    assert "CARDLEDGER_JOBS" in job.json["error"]
 
 
 def test_an_unknown_bot_at_a_table_is_refused(client: FlaskClient) -> None:

@@ -8,8 +8,10 @@ nothing listens on, so no task runs and the tables stay where the actions left t
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -153,3 +155,23 @@ def test_without_a_broker_there_is_nothing_to_sweep(app: Flask) -> None:
 def test_stamps_sort_like_the_event_store_s() -> None:
     assert len(sweep.stamp(datetime.now(UTC))) == len(now())
     assert sweep.stamp(datetime.now(UTC) - timedelta(seconds=1)) < now()
+
+
+def test_on_the_sqlite_broker_the_sweep_queues_without_a_claim(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """`make run`'s default has no Redis to claim a table in: every sweep queues each idle
+    table (no worker runs here), and autoplay's idempotency makes a repeat harmless."""
+    broker = tmp_path / "broker.sqlite"
+    app = make_test_app(sqlite_url, jobs="sqlite", broker_url=f"sqla+sqlite:///{broker}")
+    try:
+        created = open_table(app.test_client(), [{"bot": "random"}, {"name": "Bo"},
+                                                 {"name": "Cy"}])  # fmt: skip
+        with app.app_context():
+            assert sweep.resume_bots(idle=0) == [created["id"]]
+            assert sweep.resume_bots(idle=0) == [created["id"]]
+        with sqlite3.connect(broker) as db:  # the opening's task and the two sweeps'
+            assert db.execute("SELECT count(*) FROM kombu_message").fetchone() == (3,)
+        assert app.test_client().get(f"/tables/{created['id']}").json["version"] == 1
+    finally:
+        get_database(app).engine.dispose()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from celery.contrib.testing.worker import start_worker
 
-from workers.celery_app import make_celery
+from service.config import Config
+from workers.celery_app import SWEEP_ENTRY, make_celery
 from workers.tasks import ping
 
 
@@ -30,3 +33,13 @@ def test_ping_through_redis_and_a_worker(redis_url: str) -> None:
     app.control.purge()
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         assert app.tasks[ping.name].delay().get(timeout=10) == "pong"
+
+
+def test_the_sqlite_broker_needs_no_server(tmp_path: Path) -> None:
+    """`make run`'s default: kombu's SQLAlchemy transport on a SQLite file, no results,
+    and the bots' sweep on beat's schedule."""
+    url = f"sqla+sqlite:///{tmp_path / 'broker.sqlite'}"
+    conf = make_celery(Config(database_url="sqlite://", jobs="sqlite", broker_url=url)).conf
+    assert conf.broker_url == url and not conf.task_always_eager
+    assert conf.task_ignore_result and not conf.result_backend
+    assert SWEEP_ENTRY in conf.beat_schedule

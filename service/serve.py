@@ -1,0 +1,111 @@
+"""`cardledger serve`, what `make run` runs: gunicorn, and beside it the Celery worker
+that runs the jobs when they go through the SQLite broker (``Config.jobs == "sqlite"``,
+the default without `REDIS_URL`), so no job ever runs inside a request.
+
+The worker runs Celery beat too (`-B`: the bots' sweep, ``service.sweep``). Both are
+children of this process, each in a process group of its own; SIGINT, SIGTERM or
+SIGHUP here, or either child exiting, stops both (SIGTERM to each group, SIGKILL after
+``STOP_SECONDS``), and on Linux a child whose supervisor was killed outright gets
+SIGTERM from the kernel. With `REDIS_URL` (workers are `make worker`s) or
+`CARDLEDGER_JOBS=eager` this is gunicorn alone, as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from types import FrameType
+
+from service.config import Config
+
+STOP_SECONDS = 15.0
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before exec)
+    """Linux: the kernel sends SIGTERM to this child when its supervisor dies."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def commands(args: argparse.Namespace, config: Config) -> dict[str, list[str]]:
+    """What to start: gunicorn always; the worker with its beat for the SQLite broker."""
+    python = sys.executable
+    started = {
+        "gunicorn": [python, "-m", "gunicorn", "service.app:create_app()",
+                     "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
+                     "--threads", str(args.threads), "--config", "python:service.gunicorn_conf"],
+    }  # fmt: skip
+    if config.jobs == "sqlite":
+        started["worker"] = [python, "-m", "celery", "-A", "workers.celery_app", "worker", "-B",
+                             "-c", str(args.job_workers), "-n", f"embedded-{os.getpid()}@%h",
+                             "--loglevel=INFO", "--without-gossip", "--without-mingle",
+                             "--without-heartbeat"]  # fmt: skip
+    return started
+
+
+def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
+    """SIGTERM every child (gunicorn's master and Celery's main process stop their own
+    workers), then SIGKILL its whole process group, whatever is left after STOP_SECONDS."""
+    for child in children.values():
+        if child.poll() is None:
+            child.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
+    for child in children.values():
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+    for child in children.values():  # the group too: a pool child that outlived its parent
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+
+
+def serve(args: argparse.Namespace) -> int:
+    config = Config.from_env()  # a bad CARDLEDGER_JOBS stops here, before anything starts
+    stopping: list[int] = []
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        stopping.append(signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, on_signal)
+    children: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        for name, command in commands(args, config).items():
+            if stopping:
+                break
+            children[name] = subprocess.Popen(
+                command, start_new_session=True, preexec_fn=_die_with_parent
+            )
+            print(f"cardledger serve: {name} pid {children[name].pid}", file=sys.stderr,
+                  flush=True)  # fmt: skip
+        if config.jobs == "sqlite":
+            print(f"cardledger serve: jobs run in the worker, broker {config.broker_url}",
+                  file=sys.stderr, flush=True)  # fmt: skip
+        while not stopping and all(child.poll() is None for child in children.values()):
+            time.sleep(0.2)
+    finally:
+        stop(children)
+    if stopping:
+        return 0
+    exited = [f"{name} (exit {c.returncode})" for name, c in children.items()]
+    print(f"cardledger serve: stopped: {', '.join(exited)}", file=sys.stderr, flush=True)
+    return 1
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "serve", help="gunicorn, plus the jobs' Celery worker on the SQLite broker (make run)"
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument("--job-workers", type=int, default=2, help="Celery worker processes")
+    parser.set_defaults(run=serve)
