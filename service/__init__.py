@@ -2,7 +2,9 @@
 
 from typing import Any
 
-__version__ = "0.1.0"
+from service.version import __version__
+
+__all__ = ["__version__", "create_app"]
 
 
 def create_app(config: Any = None) -> Any:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Flask, Response
 
-from service import db
+from service import botplay, db, followups
 from service.api import register_blueprints
-from service.cli import cardledger
+from service.chores import cardledger
 from service.config import Config
 from service.errors import register_error_handlers
 from service.jsonbody import MAX_JSON_BODY, ClientJsonProvider
@@ -28,6 +28,7 @@ def create_app(config: Config | None = None) -> Flask:
     db.init_app(app, config.database_url)
     register_error_handlers(app)
     register_blueprints(app)
+    followups.register(app, followups.TABLE_CHANGED, botplay.after_action)
     app.cli.add_command(cardledger)  # flask --app service cardledger rebuild-projections
     return app
 

@@ -15,6 +15,7 @@ A trigger the broker lost is made good by the sweep (``service.sweep``).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -25,22 +26,15 @@ from kombu.exceptions import OperationalError as BrokerError
 from domain.bots import bot, decision_rng
 from domain.bots.common import current_deal, observe
 from service import jobs
+from service.commands import act, table_logs
 from service.db import get_database
 from service.eventstore import VersionConflict
-from service.tablelog import TableLog
+from service.jobs import DONE, FAILED, RUNNING
+from service.tablelog import TableLog, bot_to_move
 
 logger = logging.getLogger(__name__)
 
 AUTOPLAY_TASK = "cardledger.autoplay"
-
-
-def bot_to_move(log: TableLog) -> tuple[int, str] | None:
-    """The first bot seat the table waits for, with its bot's name; else None."""
-    seats = log.opened.seats
-    for seat in log.rules.to_act(log.state):
-        if seat < len(seats) and (name := seats[seat].get("bot")):
-            return seat, str(name)
-    return None
 
 
 def choose(log: TableLog, seat: int, name: str) -> dict[str, Any]:
@@ -59,8 +53,6 @@ def play_bots(
 ) -> dict[str, Any]:
     """Play bot moves at ``table_id`` until a person must act or the match ends (or
     ``seconds`` ran out): what happened, for the job's result."""
-    from service.commands import act, table_logs
-
     deadline = time.monotonic() + seconds if seconds is not None else None
     moves = conflicts = 0
     while True:
@@ -123,3 +115,27 @@ def after_action(log: TableLog) -> None:
         # In-process, a failing bot must not turn the person's recorded action into an
         # error: the table simply waits, and POST /tables/{id}/autoplay reports why.
         logger.exception("table %s: autoplay failed", log.id)
+
+
+def run_autoplay(table_id: str, job_id: str | None, seconds: float | None) -> dict[str, Any]:
+    """The ``cardledger.autoplay`` task: bot moves until a person must act, the match
+    ends, or (in eager mode) the time budget is spent."""
+    if job_id is not None:
+        if jobs.job_state(job_id) in (DONE, FAILED):
+            return {}
+        jobs.set_fields(job_id, state=RUNNING)
+
+    def progress(moves: int) -> None:
+        if job_id is not None:
+            jobs.set_fields(job_id, done=moves)
+
+    try:
+        outcome = play_bots(table_id, seconds=seconds, progress=progress)
+    except Exception as error:
+        if job_id is not None:
+            jobs.fail(job_id, error)
+        raise
+    if job_id is not None:
+        jobs.set_fields(job_id, state=DONE, done=outcome["moves"], total=outcome["moves"],
+             result=json.dumps(outcome))  # fmt: skip
+    return outcome

@@ -1,6 +1,5 @@
-"""The `cardledger` command: small chores that `make` calls; and the Flask CLI group
-`cardledger` for chores that need the app's database
-(`flask --app service cardledger rebuild-projections`)."""
+"""The `cardledger` command: small chores that `make` calls (the Flask CLI group for
+chores on the app's database is ``service.chores``)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,6 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import click
-from flask.cli import AppGroup
 
 from service import serve, simulation_cli
 from service.config import VAR_DIR, ensure_admin_token
@@ -75,21 +71,6 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"  line {problem.version + 1} (version {problem.version}): "
               f"{problem.code}: {problem.detail}")  # fmt: skip
     return 1
-
-
-cardledger = AppGroup("cardledger", help="Card Ledger chores on the app's database.")
-
-
-@cardledger.command("rebuild-projections")
-def rebuild_projections_command() -> None:
-    """Delete every projection row (players, tournaments, standings, ratings) and
-    recompute it from the event streams, in one transaction."""
-    from service.db import get_database
-    from service.projections import rebuild_projections
-
-    with get_database().writing() as connection:
-        counts = rebuild_projections(connection)
-    click.echo(", ".join(f"{name}: {n}" for name, n in counts.items()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

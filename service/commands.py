@@ -24,7 +24,7 @@ from domain.match import MatchRules
 from domain.shuffle import seed_commitment
 from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from domain.upcast import current_schema
-from service import botplay
+from service import followups
 from service.auth import issue_seat_tokens
 from service.db import get_database
 from service.errors import ApiError
@@ -38,7 +38,7 @@ from service.eventstore import (
 from service.models import idempotency_keys
 from service.players import check_seat_players
 from service.projections import after_table_events, project_bot_turn
-from service.tablelog import TableLog, TableLogs, damaged
+from service.tablelog import TableLog, TableLogs, bot_to_move, damaged
 
 LOGS_KEY = "cardledger.tablelogs"
 
@@ -103,7 +103,7 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         project_bot_turn(connection, log)  # a bot that deals first: the sweep's to resume
     table_logs().remember(log)
     if own_transaction:  # else the caller's transaction is still open: the caller schedules
-        botplay.after_action(log)
+        followups.after_commit(followups.TABLE_CHANGED, log)
     return CreatedTable(table_id, log, tokens)
 
 
@@ -166,14 +166,14 @@ def act(
     is decided again on the new state (a few times). An ``Idempotency-Key`` seen before
     returns the first response and appends nothing. ``actor`` names who acted in the
     log when it is not the caller (``bot random seat 2``). Once recorded, an action that
-    leaves a bot to move schedules it (``service.botplay``), unless ``autoplay`` is off:
-    the bots' own loop.
+    is followed, once committed, by ``followups.TABLE_CHANGED`` (which wakes a bot left to
+    move: ``service.botplay``), unless ``autoplay`` is off: the bots' own loop.
     """
     for attempt in range(1, ATTEMPTS + 1):
         try:
             accepted, after = _act_once(table_id, body, viewer_of, expected, key, actor)
             if autoplay and after is not None:
-                botplay.after_action(after)
+                followups.after_commit(followups.TABLE_CHANGED, after)
             return accepted
         except (VersionConflict, IntegrityError) as conflict:
             if expected is not None or attempt == ATTEMPTS:
@@ -237,7 +237,7 @@ def _act_once(
             log.events + tuple(events),
             _fold(rules, log.state, events),
         )
-        waited = botplay.bot_to_move(log) is not None
+        waited = bot_to_move(log) is not None
         after_table_events(connection, after, events, waited)  # standings, ratings, bot_turns
         accepted = Accepted(
             201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}

@@ -38,6 +38,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import OperationalError as DatabaseError
 from sqlalchemy.exc import SQLAlchemyError
+from werkzeug.utils import import_string
 
 from domain.bots.simulate import Simulation, Stopped, result, run_chunk
 from service.config import Config
@@ -49,6 +50,10 @@ from service.models import job_chunks, jobs
 logger = logging.getLogger(__name__)
 
 CELERY_KEY = "cardledger.celery"
+#: What builds an app's Celery publisher, named (``module:function``) rather than imported:
+#: the workers sit above this layer, so only they may import it (Celery's ``-A`` names
+#: its app the same way).
+PUBLISHER = "workers.tasks:publisher"
 EAGER_AUTOPLAY_SECONDS = 1.0
 EAGER_SIMULATION_SECONDS = 2.0
 #: In-request simulations: at most this many matches, and no Monte Carlo seat.
@@ -67,14 +72,11 @@ QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 
 def celery_for(app: Flask | None = None) -> Celery:
     """The app's Celery publisher (``Config.jobs`` says where), built once per app."""
-    import workers.tasks  # noqa: F401  (registers the shared tasks with every app)
-    from workers.celery_app import make_celery
-
     app = app or current_app
     celery: Celery | None = app.extensions.get(CELERY_KEY)
     if celery is None:
         config: Config = app.config["CARDLEDGER"]
-        celery = app.extensions.setdefault(CELERY_KEY, make_celery(config, publisher=True))
+        celery = app.extensions.setdefault(CELERY_KEY, import_string(PUBLISHER)(config))
     return celery
 
 
@@ -138,14 +140,14 @@ def view(connection: Connection, job_id: str) -> dict[str, Any]:
     }
 
 
-def _set(job_id: str, **values: Any) -> None:
+def set_fields(job_id: str, **values: Any) -> None:
     with get_database().writing() as connection:
         connection.execute(
             update(jobs).where(jobs.c.id == job_id).values(updated_at=now(), **values)
         )
 
 
-def _state(job_id: str) -> str | None:
+def job_state(job_id: str) -> str | None:
     with get_database().reading() as connection:
         state: str | None = connection.scalar(select(jobs.c.state).where(jobs.c.id == job_id))
     return state
@@ -181,36 +183,7 @@ def fail(job_id: str, error: str | BaseException, *, queued: bool = True) -> Non
         logger.error("job %s (%s) failed", job_id, kind, exc_info=error)
         error = public_error(str(kind), error, queued=queued)
     if state != FAILED:
-        _set(job_id, state=FAILED, error=error)
-
-
-# --- autoplay -----------------------------------------------------------------------------------
-
-
-def run_autoplay(table_id: str, job_id: str | None, seconds: float | None) -> dict[str, Any]:
-    """The ``cardledger.autoplay`` task: bot moves until a person must act, the match
-    ends, or (in eager mode) the time budget is spent."""
-    from service.botplay import play_bots
-
-    if job_id is not None:
-        if _state(job_id) in (DONE, FAILED):
-            return {}
-        _set(job_id, state=RUNNING)
-
-    def progress(moves: int) -> None:
-        if job_id is not None:
-            _set(job_id, done=moves)
-
-    try:
-        outcome = play_bots(table_id, seconds=seconds, progress=progress)
-    except Exception as error:
-        if job_id is not None:
-            fail(job_id, error)
-        raise
-    if job_id is not None:
-        _set(job_id, state=DONE, done=outcome["moves"], total=outcome["moves"],
-             result=json.dumps(outcome))  # fmt: skip
-    return outcome
+        set_fields(job_id, state=FAILED, error=error)
 
 
 # --- simulations --------------------------------------------------------------------------------
@@ -232,21 +205,21 @@ def fits_in_request(sim: Simulation) -> bool:
 def start_simulation(job_id: str, eager: bool = False) -> int:
     """The ``cardledger.simulate`` task's first half: mark the job running and say how
     many chunks to fan out (0 when it is already over)."""
-    state = _state(job_id)
+    state = job_state(job_id)
     if state in (DONE, FAILED, None):
         return 0
     if eager and not fits_in_request(simulation_of(job_id)):
         fail(job_id, TOO_LARGE)
         return 0
     if state == QUEUED:
-        _set(job_id, state=RUNNING)
+        set_fields(job_id, state=RUNNING)
     return len(simulation_of(job_id).chunks())
 
 
 def run_simulation_chunk(job_id: str, chunk: int, deadline: float | None = None) -> None:
     """The ``cardledger.simulate_chunk`` task: play the chunk's matches (unless another
     worker already stored them) and store them; the last chunk merges the job."""
-    if _state(job_id) in (DONE, FAILED):
+    if job_state(job_id) in (DONE, FAILED):
         return
     with get_database().reading() as connection:
         stored = connection.scalar(

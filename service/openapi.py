@@ -17,7 +17,6 @@ from apispec.ext.marshmallow.common import resolve_schema_cls
 from apispec_webframeworks.flask import FlaskPlugin
 from flask import Flask
 
-from service import __version__
 from service.config import PROJECT_ROOT
 from service.jsonbody import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY
 from service.schemas import HealthSchema, ProblemSchema
@@ -25,6 +24,7 @@ from service.schemas import jobs as j
 from service.schemas import tables as t
 from service.schemas import tournaments as tn
 from service.schemas.common import SigningKeySchema
+from service.version import __version__
 
 SPEC_PATH = PROJECT_ROOT / "openapi.yaml"
 OPENAPI_VERSION = "3.0.3"  # 3.0 rather than 3.1: best supported by schemathesis and client tools

@@ -23,11 +23,10 @@ from domain.tournament.decide import FinishTable, decide, standings_of
 from domain.tournament.ratings import INITIAL, PlayerRegistered, Rating, TableRated, rate
 from domain.tournament.ratings import rated_places as _rated_places
 from domain.tournament.state import Tournament
-from service.botplay import bot_to_move
 from service.errors import ApiError
 from service.eventstore import EventStore, NewEvent, StreamNotFound
 from service.models import bot_turns, players, standings, streams, tournament_tables, tournaments
-from service.tablelog import TableLog, TableLogs
+from service.tablelog import TableLog, TableLogs, bot_to_move
 from service.tournamentlog import TournamentLog, append, fresh, tournament_logs
 
 RATINGS = "ratings"  # the ledger stream: one TableRated per rated table, in rating order

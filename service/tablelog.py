@@ -98,6 +98,15 @@ class TableLog:
         )
 
 
+def bot_to_move(log: TableLog) -> tuple[int, str] | None:
+    """The first bot seat the table waits for, with its bot's name; else None."""
+    seats = log.opened.seats
+    for seat in log.rules.to_act(log.state):
+        if seat < len(seats) and (name := seats[seat].get("bot")):
+            return seat, str(name)
+    return None
+
+
 def decode(game_id: str, row: StoredEvent) -> Any:
     return event_from_json(game_id, row.type, row.data, row.schema)
 

@@ -22,7 +22,7 @@ from domain.errors import RuleViolation
 from domain.tournament import decide as tournament
 from domain.tournament.decide import AddEntry, FinishTournament, WithdrawEntry
 from domain.tournament.state import Entry
-from service import botplay
+from service import followups
 from service.commands import CreatedTable, create_table
 from service.db import get_database
 from service.errors import ApiError
@@ -129,7 +129,7 @@ def seat_round(tournament_id: str) -> SeatedRound:
         project_tables(connection, log, [seated.round])
         project_tournament(connection, log)
     for table in opened:  # committed: a bot that deals first may now move
-        botplay.after_action(table.log)
+        followups.after_commit(followups.TABLE_CHANGED, table.log)
     return SeatedRound(log, opened)
 
 

@@ -16,13 +16,14 @@ import logging
 import time
 from typing import Any
 
-from celery import Task, group, shared_task
+from celery import Celery, Task, group, shared_task
 from celery.signals import worker_ready
 from flask import Flask, current_app, has_app_context
 from kombu.exceptions import OperationalError as BrokerError
 
-from service import jobs, sweep
-from workers.celery_app import SWEEP_ENTRY
+from service import botplay, jobs, sweep
+from service.config import Config
+from workers.celery_app import SWEEP_ENTRY, make_celery
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,12 @@ def flask_app() -> Flask:
     return _APP
 
 
+def publisher(config: Config) -> Celery:
+    """A web app's Celery publisher, with this module's tasks registered (so eager mode
+    runs them): what ``service.jobs.PUBLISHER`` names."""
+    return make_celery(config, publisher=True)
+
+
 @shared_task(name="cardledger.ping")
 def ping() -> str:
     """Round-trip check: proves a worker consumes the queue and the result backend answers."""
@@ -52,7 +59,7 @@ def ping() -> str:
 def autoplay(table_id: str, job_id: str | None = None, seconds: float | None = None) -> None:
     """Bot moves at a table until a person must act or the match ends."""
     with flask_app().app_context():
-        jobs.run_autoplay(table_id, job_id, seconds)
+        botplay.run_autoplay(table_id, job_id, seconds)
 
 
 @shared_task(name=sweep.RESUME_TASK, ignore_result=True)

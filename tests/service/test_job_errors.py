@@ -16,7 +16,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from service import jobs
+from service import botplay, jobs
 from service.db import get_database
 from service.errors import ApiError
 from service.models import jobs as job_rows
@@ -83,7 +83,7 @@ def test_an_autoplay_at_a_table_that_is_not_there_names_no_exception(app: Flask)
     with app.app_context():
         job_id = jobs.create(jobs.AUTOPLAY, {"table": "0" * 32}, None, "0" * 32)
         with pytest.raises(ApiError):  # the task fails (and Celery logs it)
-            jobs.run_autoplay("0" * 32, job_id, None)
+            botplay.run_autoplay("0" * 32, job_id, None)
     job = app.test_client().get(f"/jobs/{job_id}").json
     assert job["state"] == "failed"
     assert_public(job["error"], "the bots stopped: not_found")
