@@ -74,7 +74,7 @@ def play_bots(
             act(
                 table_id,
                 body,
-                lambda _connection, _table, seat=seat: seat,
+                seat,
                 expected=log.version,
                 key=f"bot:{log.version}:{seat}",
                 actor=f"bot {name} seat {seat}",

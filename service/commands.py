@@ -27,7 +27,6 @@ from domain.upcast import current_schema
 from service import followups
 from service.auth import issue_seat_tokens
 from service.db import get_database
-from service.errors import ApiError
 from service.eventstore import (
     EventStore,
     NewEvent,
@@ -35,6 +34,7 @@ from service.eventstore import (
     VersionConflict,
     canonical_json,
 )
+from service.failures import Forbidden, NotFound, Unauthorized, Unprocessable
 from service.models import idempotency_keys
 from service.players import check_seat_players
 from service.projections import after_table_events, project_bot_turn
@@ -130,30 +130,30 @@ def _request_hash(body: Mapping[str, Any], expected: int | None, viewer: Viewer)
 def _authorize(viewer: Viewer, body: Mapping[str, Any]) -> None:
     """The organiser may act for any seat; a seat token only for its own seat."""
     if viewer is None:
-        raise ApiError(401, "unauthorized", "acting at a table needs a seat or organiser token")
+        raise Unauthorized("acting at a table needs a seat or organiser token")
     if viewer == ORGANISER:
         return
     if body.get("type") == "deal":
         if any(k != "type" for k in body):
-            raise ApiError(403, "forbidden", "only the organiser records a physical deal")
+            raise Forbidden("only the organiser records a physical deal")
         return
     if body.get("type") == "adjust":
-        raise ApiError(403, "forbidden", "only the organiser makes a director's ruling")
+        raise Forbidden("only the organiser makes a director's ruling")
     seat = body.get("seat")
     if seat != viewer or type(seat) is not int:
-        raise ApiError(403, "forbidden", f"seat {viewer}'s token cannot act for seat {seat!r}")
+        raise Forbidden(f"seat {viewer}'s token cannot act for seat {seat!r}")
 
 
 def _authorize_deal(log: TableLog, viewer: Viewer) -> None:
     """A seat deals only when it is the one to deal."""
     if viewer != ORGANISER and viewer not in log.rules.to_act(log.state):
-        raise ApiError(403, "forbidden", f"seat {viewer} is not the one to deal")
+        raise Forbidden(f"seat {viewer} is not the one to deal")
 
 
 def act(
     table_id: str,
     body: Mapping[str, Any],
-    viewer_of: Any,
+    viewer: Viewer,
     expected: int | None = None,
     key: str | None = None,
     actor: str | None = None,
@@ -161,17 +161,18 @@ def act(
 ) -> Accepted:
     """Validate ``body`` with the engine and append what it causes, in one transaction.
 
-    ``viewer_of(connection, table_id)`` says who asks. ``expected`` (If-Match) must be the
-    current version, else 409; without it, an action that lost a race to another writer
-    is decided again on the new state (a few times). An ``Idempotency-Key`` seen before
-    returns the first response and appends nothing. ``actor`` names who acted in the
-    log when it is not the caller (``bot random seat 2``). Once recorded, an action that
-    is followed, once committed, by ``followups.TABLE_CHANGED`` (which wakes a bot left to
-    move: ``service.botplay``), unless ``autoplay`` is off: the bots' own loop.
+    ``viewer`` is who asks, already resolved by the caller (a seat, the organiser, None).
+    ``expected`` (If-Match) must be the current version, else ``VersionConflict``;
+    without it, an action that lost a race to another writer is decided again on the new
+    state (a few times). An ``Idempotency-Key`` seen before returns the first response
+    and appends nothing. ``actor`` names who acted in the log when it is not the caller
+    (``bot random seat 2``). Once committed, the action is followed by
+    ``followups.TABLE_CHANGED`` (which wakes a bot left to move: ``service.botplay``),
+    unless ``autoplay`` is off: the bots' own loop.
     """
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            accepted, after = _act_once(table_id, body, viewer_of, expected, key, actor)
+            accepted, after = _act_once(table_id, body, viewer, expected, key, actor)
             if autoplay and after is not None:
                 followups.after_commit(followups.TABLE_CHANGED, after)
             return accepted
@@ -202,14 +203,13 @@ def _refuse_if_damaged(table_id: str) -> None:
 def _act_once(
     table_id: str,
     body: Mapping[str, Any],
-    viewer_of: Any,
+    viewer: Viewer,
     expected: int | None,
     key: str | None,
     actor: str | None = None,
 ) -> tuple[Accepted, TableLog | None]:
     logs = table_logs()
     with get_database().writing() as connection:
-        viewer = viewer_of(connection, table_id)
         _authorize(viewer, body)
         head = _lock(connection, table_id)  # one writer per table at a time, everywhere
         request_hash = _request_hash(body, expected, viewer)
@@ -281,7 +281,7 @@ def _lock(connection: Connection, table_id: str) -> tuple[int, str]:
     try:
         return EventStore(connection).lock(table_id)
     except StreamNotFound:
-        raise ApiError(404, "not_found", f"there is no table {table_id}") from None
+        raise NotFound(f"there is no table {table_id}") from None
 
 
 def _fold(rules: Any, state: Any, events: list[Any]) -> Any:
@@ -299,10 +299,8 @@ def _seen(connection: Connection, table_id: str, key: str, request_hash: str) ->
     if row is None:
         return None
     if row.request_hash != request_hash:
-        raise ApiError(
-            422,
-            "idempotency_key_reused",
-            "this Idempotency-Key was used with a different request",
+        raise Unprocessable(
+            "this Idempotency-Key was used with a different request", "idempotency_key_reused"
         )
     return Accepted(row.status, json.loads(row.response))
 

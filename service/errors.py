@@ -18,6 +18,14 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from domain.errors import WRONG_TIME_CODES, RuleViolation
 from service.eventstore import VersionConflict
+from service.failures import (
+    ApplicationError,
+    Conflict,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    Unprocessable,
+)
 from service.jsonbody import JsonRefused
 
 logger = logging.getLogger(__name__)
@@ -117,6 +125,28 @@ def _api_error(error: ApiError) -> Response:
     return problem(error.status, error.code, error.detail, title=error.title, extra=error.extra)
 
 
+#: The one mapping of the command layer's errors (``service.failures``) to HTTP statuses.
+STATUSES: dict[type[ApplicationError], int] = {
+    Unauthorized: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    Unprocessable: 422,
+}
+
+
+def status_of(error: ApplicationError) -> int:
+    """The HTTP status of an application error (the nearest class the table names)."""
+    for cls in type(error).__mro__:
+        if cls in STATUSES:
+            return STATUSES[cls]
+    return 400
+
+
+def _application_error(error: ApplicationError) -> Response:
+    return problem(status_of(error), error.code, error.detail, extra=error.extra)
+
+
 def _json_refused(error: JsonRefused) -> Response:
     extra = {**error.extra, **({"line": error.line} if error.line is not None else {})}
     return problem(400, error.code, error.detail, extra=extra)
@@ -202,6 +232,7 @@ def register_error_handlers(app: Flask) -> None:
     """Install the handlers; Flask picks the most specific one by exception class."""
     app.request_class = JsonRequest
     app.register_error_handler(ApiError, _api_error)
+    app.register_error_handler(ApplicationError, _application_error)
     app.register_error_handler(HTTPException, _http_exception)
     app.register_error_handler(RequestEntityTooLarge, _too_large)
     app.register_error_handler(JsonRefused, _json_refused)

@@ -45,6 +45,7 @@ from service.config import Config
 from service.db import get_database
 from service.errors import ApiError
 from service.eventstore import now
+from service.failures import ApplicationError, NotFound
 from service.models import job_chunks, jobs
 
 logger = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ def view(connection: Connection, job_id: str) -> dict[str, Any]:
     """A job as ``GET /jobs/{id}`` shows it."""
     row = connection.execute(select(jobs).where(jobs.c.id == job_id)).first()
     if row is None:
-        raise ApiError(404, "not_found", f"there is no job {job_id}")
+        raise NotFound(f"there is no job {job_id}")
     return {
         "id": row.id,
         "kind": row.kind,
@@ -167,7 +168,7 @@ def public_error(kind: str, error: BaseException, *, queued: bool = True) -> str
         return f"{head}: the broker was unavailable; try again later"
     if isinstance(error, DatabaseError):
         return f"{head}: the database was unavailable; try again later"
-    if isinstance(error, ApiError):
+    if isinstance(error, ApiError | ApplicationError):
         return f"{head}: {error.code}"  # its stable code (a detail may quote a stored row)
     return f"{head}: an internal error was logged"
 
@@ -193,7 +194,7 @@ def simulation_of(job_id: str) -> Simulation:
     with get_database().reading() as connection:
         params = connection.scalar(select(jobs.c.params).where(jobs.c.id == job_id))
     if params is None:
-        raise ApiError(404, "not_found", f"there is no job {job_id}")
+        raise NotFound(f"there is no job {job_id}")
     return Simulation.of(json.loads(params))
 
 

@@ -16,8 +16,8 @@ from domain.events import event_type, to_data
 from domain.table import SeatSpec
 from domain.tournament.ratings import PlayerRegistered, Rating
 from service.db import get_database
-from service.errors import ApiError
 from service.eventstore import EventStore, NewEvent
+from service.failures import NotFound, Unprocessable
 from service.models import players
 from service.projections import project_player
 
@@ -55,7 +55,7 @@ def read_player(player_id: str) -> dict[str, Any]:
     with get_database().reading() as connection:
         row = connection.execute(select(players).where(players.c.id == player_id)).first()
     if row is None:
-        raise ApiError(404, "not_found", f"there is no player {player_id}")
+        raise NotFound(f"there is no player {player_id}")
     return shown(row)
 
 
@@ -87,7 +87,7 @@ def check_seat_players(connection: Connection, seats: Iterable[SeatSpec]) -> Non
     if not ids:
         return
     if len(set(ids)) < len(ids):
-        raise ApiError(422, "duplicate_player", "a player takes one seat at a table")
+        raise Unprocessable("a player takes one seat at a table", "duplicate_player")
     missing = set(ids) - set(player_names(connection, ids))
     if missing:
-        raise ApiError(422, "unknown_player", f"there is no player {sorted(missing)[0]}")
+        raise Unprocessable(f"there is no player {sorted(missing)[0]}", "unknown_player")

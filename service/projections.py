@@ -23,8 +23,8 @@ from domain.tournament.decide import FinishTable, decide, standings_of
 from domain.tournament.ratings import INITIAL, PlayerRegistered, Rating, TableRated, rate
 from domain.tournament.ratings import rated_places as _rated_places
 from domain.tournament.state import Tournament
-from service.errors import ApiError
 from service.eventstore import EventStore, NewEvent, StreamNotFound
+from service.failures import ApplicationError
 from service.models import bot_turns, players, standings, streams, tournament_tables, tournaments
 from service.tablelog import TableLog, TableLogs, bot_to_move
 from service.tournamentlog import TournamentLog, append, fresh, tournament_logs
@@ -315,7 +315,7 @@ def _replay_bot_turns(connection: Connection, kinds: Sequence[Any]) -> int:
             continue
         try:
             log = logs.load(connection, stream_id)
-        except ApiError:
+        except ApplicationError:
             continue
         if bot_to_move(log) is not None:
             waiting.append({"table_id": stream_id})

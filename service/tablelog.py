@@ -29,8 +29,8 @@ from domain.events import TableOpened, from_data
 from domain.games import Rules, game
 from domain.replay import event_from_json
 from service.audit import RawRow, chain_faults, head_fault
-from service.errors import ApiError
 from service.eventstore import GENESIS, EventStore, StoredEvent, StreamNotFound
+from service.failures import Conflict, NotFound
 from service.models import events as event_rows
 
 
@@ -120,15 +120,14 @@ def fresh(table_id: str, rows: list[StoredEvent]) -> TableLog:
     return start.extended(rows[1:])
 
 
-def damaged(log_id: str, damage: Problem) -> ApiError:
-    """The answer to a write at a table whose stored log is damaged (409 ``log_damaged``)."""
-    return ApiError(
-        409,
-        "log_damaged",
+def damaged(log_id: str, damage: Problem) -> Conflict:
+    """The answer to a write at a table whose stored log is damaged (``log_damaged``)."""
+    return Conflict(
         f"table {log_id}'s stored log is damaged at version {damage.version} "
         f"({damage.code}: {damage.detail}), so it takes no more actions. The organiser's "
         f"GET /tables/{log_id}/verify lists every problem; restoring the damaged rows from a "
         "database backup (or from an export taken before the damage) makes it writable again.",
+        "log_damaged",
         extra={"version": damage.version, "damaged": damage.as_dict()},
     )
 
@@ -172,7 +171,7 @@ def _verified(
     from it, decode, fold and end at ``head``; the first fault is the log's ``damage``."""
     rows, known = read
     if base is None and rows and rows[0].type != "TableOpened":
-        raise ApiError(404, "not_found", f"there is no table {table_id}")  # another stream
+        raise NotFound(f"there is no table {table_id}")  # another stream
     previous, start = (base.rows[-1].hash, base.version + 1) if base else (GENESIS, 1)
     fault = next(chain_faults(table_id, rows, previous, start), None) or known
     if fault is None:
@@ -210,7 +209,7 @@ class TableLogs:
             try:
                 head = store.head(table_id)
             except StreamNotFound:
-                raise ApiError(404, "not_found", f"there is no table {table_id}") from None
+                raise NotFound(f"there is no table {table_id}") from None
         with self._lock:
             cached = self._logs.get(table_id)
         if cached is not None and cached.version == head[0] and cached.rows[-1].hash == head[1]:

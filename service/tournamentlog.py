@@ -21,8 +21,8 @@ from sqlalchemy import Connection
 from domain.events import event_type, to_data
 from domain.tournament.events import decode
 from domain.tournament.state import Tournament, fold
-from service.errors import ApiError
 from service.eventstore import EventStore, NewEvent, StoredEvent, StreamNotFound
+from service.failures import NotFound
 
 KIND = "tournament"
 LOGS_KEY = "cardledger.tournamentlogs"
@@ -48,7 +48,7 @@ class TournamentLog:
 def fresh(tournament_id: str, rows: Sequence[StoredEvent]) -> TournamentLog:
     """Fold a whole stream; anything but a tournament's is not found."""
     if not rows or rows[0].type != "TournamentCreated":
-        raise ApiError(404, "not_found", f"there is no tournament {tournament_id}")
+        raise NotFound(f"there is no tournament {tournament_id}")
     state = fold(decode(r.type, r.data) for r in rows)
     return TournamentLog(tournament_id, rows[-1].version, rows[-1].hash, state, rows[0].recorded_at)
 
@@ -70,7 +70,7 @@ class TournamentLogs:
         try:
             version, head = store.lock(tournament_id) if lock else store.head(tournament_id)
         except StreamNotFound:
-            raise ApiError(404, "not_found", f"there is no tournament {tournament_id}") from None
+            raise NotFound(f"there is no tournament {tournament_id}") from None
         with self._lock:
             cached = self._logs.get(tournament_id)
         log: TournamentLog | None = None

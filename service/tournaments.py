@@ -25,7 +25,7 @@ from domain.tournament.state import Entry
 from service import followups
 from service.commands import CreatedTable, create_table
 from service.db import get_database
-from service.errors import ApiError
+from service.failures import Conflict, NotFound, Unprocessable
 from service.models import standings, tournaments
 from service.players import player_names
 from service.projections import project_tables, project_tournament
@@ -41,14 +41,14 @@ NOT_FOUND = frozenset({"unknown_entry"})
 
 @contextmanager
 def _rules() -> Iterator[None]:
-    """The tournament's rule violations as HTTP problems with the same stable codes."""
+    """The tournament's rule violations as application errors with the same stable codes."""
     try:
         yield
     except RuleViolation as refused:
         if refused.code in NOT_FOUND:
-            raise ApiError(404, "not_found", refused.message) from None
-        status = 409 if refused.code in CONFLICT else 422
-        raise ApiError(status, refused.code, refused.message) from None
+            raise NotFound(refused.message) from None
+        refusal = Conflict if refused.code in CONFLICT else Unprocessable
+        raise refusal(refused.message, refused.code) from None
 
 
 def create_tournament(spec: Mapping[str, Any]) -> TournamentLog:
@@ -76,7 +76,7 @@ def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> En
         if player_id is not None:
             known = player_names(connection, [player_id])
             if player_id not in known:
-                raise ApiError(422, "unknown_player", f"there is no player {player_id}")
+                raise Unprocessable(f"there is no player {player_id}", "unknown_player")
             name = known[player_id]
         with _rules():
             events = tournament.decide(log.state, AddEntry(name or "", player_id))
@@ -140,7 +140,7 @@ def read_standings(tournament_id: str) -> tuple[Any, Sequence[Any]]:
             select(tournaments).where(tournaments.c.id == tournament_id)
         ).first()
         if summary is None:
-            raise ApiError(404, "not_found", f"there is no tournament {tournament_id}")
+            raise NotFound(f"there is no tournament {tournament_id}")
         rows = connection.execute(
             select(standings)
             .where(standings.c.tournament_id == tournament_id)

@@ -163,7 +163,7 @@ def post_action(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= 200:
         raise ApiError(400, "bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
-    accepted = act(table_id, body, lambda _c, _t: viewer, _expected_version(), key)
+    accepted = act(table_id, body, viewer, _expected_version(), key)
     return (
         SCHEMAS.ActionResultSchema.dump(accepted.body),
         accepted.status,

@@ -21,7 +21,8 @@ from domain.table import ORGANISER, Viewer
 from service.auth import viewer_of_token
 from service.commands import table_logs
 from service.db import get_database
-from service.errors import ApiError
+from service.errors import ApiError, status_of
+from service.failures import ApplicationError
 from service.pages import cards, listing, replay
 from service.pages.scenes import scene, seat_names
 from service.tablelog import TableLog
@@ -168,3 +169,12 @@ def _error_page(error: ApiError) -> Response:
     page = render_template("pages/error.html", status=error.status, code=error.code,
                            detail=error.detail)  # fmt: skip
     return _html(page, error.status)
+
+
+@blueprint.errorhandler(ApplicationError)
+def _refused_page(error: ApplicationError) -> Response:
+    """The command layer's refusals, at the status the API gives them."""
+    status = status_of(error)
+    page = render_template("pages/error.html", status=status, code=error.code,
+                           detail=error.detail)  # fmt: skip
+    return _html(page, status)

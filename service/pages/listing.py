@@ -14,7 +14,7 @@ from sqlalchemy import Connection, select
 
 from service.api.tables import summary
 from service.commands import table_logs
-from service.errors import ApiError
+from service.failures import ApplicationError
 from service.models import streams, tournaments
 from service.pages.scenes import seat_names
 
@@ -44,7 +44,7 @@ class TableRow:
 def _table_row(connection: Connection, table_id: str, created_at: str) -> TableRow:
     try:
         log = table_logs().load(connection, table_id)
-    except ApiError:
+    except ApplicationError:
         return TableRow(table_id, created_at)
     shown = summary(log)
     places = shown["ranking"] or [None] * len(shown["totals"])

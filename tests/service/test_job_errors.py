@@ -19,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 from service import botplay, jobs
 from service.db import get_database
 from service.errors import ApiError
+from service.failures import NotFound
 from service.models import jobs as job_rows
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
@@ -82,7 +83,7 @@ def test_an_autoplay_at_a_table_that_is_not_there_names_no_exception(app: Flask)
     database): the job says the API's stable code, not ``ApiError: …``."""
     with app.app_context():
         job_id = jobs.create(jobs.AUTOPLAY, {"table": "0" * 32}, None, "0" * 32)
-        with pytest.raises(ApiError):  # the task fails (and Celery logs it)
+        with pytest.raises(NotFound):  # the task fails (and Celery logs it)
             botplay.run_autoplay("0" * 32, job_id, None)
     job = app.test_client().get(f"/jobs/{job_id}").json
     assert job["state"] == "failed"
