@@ -20,7 +20,7 @@ help:
 	@echo "make bench    run every bench/*.py"
 	@echo "make worker   run a Celery worker with its beat (needs REDIS_URL)"
 	@echo "make openapi  regenerate openapi.yaml"
-	@echo "make lint     ruff check and ruff format --check"
+	@echo "make lint     ruff check, ruff format --check and the import contracts (lint-imports)"
 	@echo "make clean    remove the virtualenv and caches (keeps var/: database and token)"
 
 $(BIN)/python:
@@ -100,7 +100,8 @@ worker: install | var
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis tests/artifacts
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .mypy_cache .import_linter_cache .hypothesis tests/artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

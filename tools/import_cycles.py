@@ -17,7 +17,7 @@ PACKAGES = ("domain", "service", "workers")
 def cycles(packages: tuple[str, ...] = PACKAGES) -> list[list[str]]:
     """The import graph's strongly connected components with more than one module
     (Tarjan's algorithm, iterative), each sorted, largest first."""
-    graph = grimp.build_graph(*packages)
+    graph = grimp.build_graph(*packages, cache_dir=None)  # never a stale graph
     edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
