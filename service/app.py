@@ -5,11 +5,11 @@ from __future__ import annotations
 from flask import Flask, Response
 
 from service import botplay, db, followups
-from service.api import register_blueprints
 from service.chores import cardledger
 from service.config import Config
 from service.errors import register_error_handlers
 from service.jsonbody import MAX_JSON_BODY, ClientJsonProvider
+from service.routes import register_blueprints
 
 
 def create_app(config: Config | None = None) -> Flask:
