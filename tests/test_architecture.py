@@ -1,13 +1,14 @@
 """The house is one-way: the import contracts hold (``[tool.importlinter]`` in
 pyproject.toml) and no module of domain/, service/ or workers/ sits in an import cycle,
-counting imports made inside functions (``tools/import_cycles.py``)."""
+counting imports made inside functions (``tests/import_cycles.py``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.import_cycles import cycles
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,8 +23,4 @@ def test_the_import_contracts_are_kept() -> None:
 
 
 def test_no_module_is_in_an_import_cycle() -> None:
-    spec = importlib.util.spec_from_file_location("import_cycles", ROOT / "tools/import_cycles.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.cycles() == []
+    assert cycles() == []
