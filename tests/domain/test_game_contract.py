@@ -110,7 +110,7 @@ def through_json(game_id: str, event: Any) -> Any:
 
 
 @pytest.mark.parametrize(("s", "variant"), CASES, ids=IDS)
-@budget(25)
+@budget(20)
 @given(d=draws)
 def test_replay_through_json_rebuilds_the_live_state(s: GameSpec, variant: str, d: Draw) -> None:
     table, rules = make_table(s, variant, d), game(s.id)
@@ -156,7 +156,7 @@ def refused(rules: Rules, state: Any, action: Any) -> None:
 
 
 @pytest.mark.parametrize(("s", "variant"), CASES, ids=IDS)
-@budget(10)
+@budget(8)
 @given(d=draws)
 def test_legal_actions_are_accepted_and_others_refused(s: GameSpec, variant: str, d: Draw) -> None:
     table, rules = make_table(s, variant, d), game(s.id)
