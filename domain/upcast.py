@@ -2,8 +2,9 @@
 them upcasts old shapes to the current one, step by step. The hash chain covers the
 stored shape, so upcasting never touches proofs.
 
-Each game keeps its steps next to its events (its module's ``UPCASTERS``, keyed by
-``(event type, from schema)``, and ``SCHEMAS``, the current version of each type), and a
+Each game keeps its steps next to its events and registers them in its ``GameSpec``
+(``upcasters``, keyed by ``(event type, from schema)``, and ``schemas``, the current
+version of each type), and a
 step applies to that game's events only: two games may name an event alike. Events every
 game shares (``TableOpened``, ``Adjusted``, ``MatchEnded``) are all still at schema 1.
 """
@@ -14,17 +15,17 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from domain.games import GAMES
+from domain.games import SPECS
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 _NONE: Mapping[Any, Any] = MappingProxyType({})
 
 
 def _steps(game_id: str) -> tuple[Mapping[tuple[str, int], Upcaster], Mapping[str, int]]:
-    module = GAMES.get(game_id)
-    if module is None:  # "": a shared event read before its game is known (TableOpened)
+    found = SPECS.get(game_id)
+    if found is None:  # "": a shared event read before its game is known (TableOpened)
         return _NONE, _NONE
-    return getattr(module, "UPCASTERS", _NONE), getattr(module, "SCHEMAS", _NONE)
+    return found.upcasters, found.schemas
 
 
 def current_schema(game_id: str, kind: str) -> int:

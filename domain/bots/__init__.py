@@ -13,13 +13,14 @@ makes the same choices.
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from domain.bots import bestia, bottle_imp, oh_quay
 from domain.bots.common import random_choice
 from domain.errors import RuleViolation
+from domain.games import SPECS
 
 View = Mapping[str, Any]
 Chooser = Callable[[View, random.Random], dict[str, Any]]
@@ -45,7 +46,8 @@ class Bot(NamedTuple):
         return self.chooser(game_id)(view, rng)
 
 
-_GAMES = {"bottle-imp": bottle_imp, "oh-quay": oh_quay, "bestia": bestia}
+#: Each registered game's bot module (``GameSpec.bots``): its ``heuristic`` and ``montecarlo``.
+_GAMES = {game_id: importlib.import_module(spec.bots) for game_id, spec in SPECS.items()}
 
 BOTS: dict[str, Bot] = {
     "random": Bot(

@@ -1,5 +1,8 @@
 """The games Card Ledger records.
 
+Each game registers itself once, as its package's ``SPEC`` (a ``registry.GameSpec``),
+listed in ``SPECS`` below; everything else per game is derived from the specs.
+
 Each game is a decider module with the same functions: ``initial_state(table)``,
 ``decide(state, action)``, ``evolve(state, event)``, ``legal_actions(state, seat)``,
 ``to_act(state)``, ``view(state, viewer)``, ``visible_events(events, viewer)``,
@@ -17,8 +20,11 @@ from typing import Any
 from domain import rulings
 from domain.errors import RuleViolation
 from domain.games import bestia, bottle_imp, oh_quay
+from domain.games.registry import GameSpec
 
-GAMES: dict[str, ModuleType] = {m.GAME_ID: m for m in (bottle_imp, bestia, oh_quay)}
+#: The one list of games: each package's ``SPEC`` (``registry.py``) says the rest.
+SPECS: dict[str, GameSpec] = {s.id: s for s in (bottle_imp.SPEC, bestia.SPEC, oh_quay.SPEC)}
+GAMES: dict[str, ModuleType] = {game_id: spec.rules for game_id, spec in SPECS.items()}
 
 
 class Rules:
@@ -62,6 +68,12 @@ class Rules:
 
 
 _RULES = {game_id: Rules(module) for game_id, module in GAMES.items()}
+
+
+def spec(game_id: str) -> GameSpec:
+    """The registered spec of a game id, or ``unknown_game``."""
+    game(game_id)
+    return SPECS[game_id]
 
 
 def game(game_id: str) -> Rules:

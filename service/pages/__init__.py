@@ -23,8 +23,9 @@ from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
-from service.pages import cards, listing, replay
-from service.pages.scenes import scene, seat_names
+from service.pages import cards, games, listing, replay
+from service.pages.games import scene
+from service.pages.scenes import seat_names
 from service.tablelog import TableLog
 
 blueprint = Blueprint("pages", __name__)
@@ -55,7 +56,7 @@ def _html(page: str, status: int = 200) -> Response:
 
 def _faces(game: str) -> Callable[[cards.Card], cards.Face]:
     """The templates' ``face(card)`` for this table's game."""
-    return lambda card: cards.face(game, card)
+    return lambda card: games.face(game, card)
 
 
 def _viewer_label(viewer: Viewer, names: list[str]) -> str:
@@ -113,7 +114,7 @@ def table_page(table_id: str) -> Response:
         "pages/table.html",
         table_id=table_id,
         opened=log.opened,
-        game_name=listing.GAME_NAMES.get(log.opened.game, log.opened.game),
+        game_name=games.name(log.opened.game),
         view=shown,
         version=log.version,
         names=names,
@@ -150,12 +151,12 @@ def replay_page(table_id: str, deal: int) -> Response:
         "pages/replay.html",
         table_id=table_id,
         opened=log.opened,
-        game_name=listing.GAME_NAMES.get(log.opened.game, log.opened.game),
+        game_name=games.name(log.opened.game),
         deal=deal,
         scored=history["scored"],
         steps=steps,
         face=_faces(log.opened.game),
-        deck=cards.deck(log.opened.game),
+        deck=games.deck(log.opened.game),
         record=deal_text(table_id, history),
         names=names,
         token=token,

@@ -1,8 +1,10 @@
 """Card faces for the pages: what a card looks like in each game's own words.
 
-A face is plain data (text, symbols, CSS classes, a title) so one Jinja macro draws every
-game's cards, and the replay page can clone the same faces in the browser. Only cards a
-view has already shown reach this module: it never decides what a viewer may see.
+Each game's face function is registered in ``service/pages/games.py`` (``face(game,
+card)`` and the deck are looked up there). A face is plain data (text, symbols, CSS
+classes, a title) so one Jinja macro draws every game's cards, and the replay page can
+clone the same faces in the browser. Only cards a view has already shown reach this
+module: it never decides what a viewer may see.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from domain.games.bottle_imp.cards import COINS, START_CARD, SUIT, SUITS
-from domain.games.bottle_imp.cards import DECK as IMP_DECK
-from domain.games.oh_quay.cards import DECK as DECKTET
 from domain.games.oh_quay.cards import RANK, suits_of
 
 Card = int | str
@@ -52,7 +52,8 @@ class Face:
 _IMP_INITIAL = {"yellow": "Y", "blue": "B", "red": "R"}
 
 
-def _bottle_imp(card: int) -> Face:
+def bottle_imp(card: Card) -> Face:
+    card = int(card)
     if card == START_CARD:
         return Face(card, "19", "card imp start", "19, the start card under the bottle")
     suit = SUITS[SUIT[card]]
@@ -72,10 +73,10 @@ def _bottle_imp(card: int) -> Face:
 BESTIA_SUITS = {"C": ("♣", "clubs", "black"), "D": ("♦", "diamonds", "red"),
                 "H": ("♥", "hearts", "red"), "S": ("♠", "spades", "black")}  # fmt: skip
 BESTIA_RANKS = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-BESTIA_RANK_ORDER = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 
-def _bestia(card: str) -> Face:
+def bestia(card: Card) -> Face:
+    card = str(card)
     rank, suit = card[:-1], card[-1]
     symbol, name, colour = BESTIA_SUITS[suit]
     title = f"{BESTIA_RANKS.get(rank, rank)} of {name}"
@@ -92,7 +93,8 @@ DECKTET_SYMBOLS = {"moons": "☾", "suns": "☀", "waves": "≈", "leaves": "❦
                    "knots": "✣"}  # fmt: skip
 
 
-def _decktet(card: str) -> Face:
+def oh_quay(card: Card) -> Face:
+    card = str(card)
     suits = suits_of(card)
     rank = RANK[card]
     label = {1: "A", 10: "C"}.get(rank, str(rank))
@@ -100,25 +102,3 @@ def _decktet(card: str) -> Face:
     name = card.replace("-", " ")
     title = f"{name} ({rank}; {', '.join(suits)})"
     return Face(card, "", "card decktet", title, label, name, pips)
-
-
-def face(game: str, card: Card) -> Face:
-    """The face of ``card`` in ``game``'s notation (``rules/common.md``)."""
-    if game == "bottle-imp":
-        return _bottle_imp(int(card))
-    if game == "bestia":
-        return _bestia(str(card))
-    if game == "oh-quay":
-        return _decktet(str(card))
-    return Face(card, str(card), "card", str(card))
-
-
-def deck(game: str) -> tuple[Card, ...]:
-    """Every card of a game, for the replay's face templates (the start card included)."""
-    if game == "bottle-imp":
-        return (*IMP_DECK, START_CARD)
-    if game == "bestia":
-        return tuple(rank + suit for suit in "CDHS" for rank in BESTIA_RANK_ORDER)
-    if game == "oh-quay":
-        return DECKTET
-    return ()

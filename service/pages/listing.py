@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from domain.games import SPECS
 from service.api.tables import summary
 from service.commands import table_logs
 from service.failures import ApplicationError
@@ -19,7 +20,7 @@ from service.models import streams, tournaments
 from service.pages.scenes import seat_names
 
 LIMIT = 20
-GAME_NAMES = {"bottle-imp": "The Bottle Imp", "bestia": "Bestia", "oh-quay": "Oh Quay"}
+GAME_NAMES = {game_id: spec.name for game_id, spec in SPECS.items()}
 
 
 @dataclass(frozen=True, slots=True)

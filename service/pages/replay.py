@@ -16,7 +16,8 @@ from typing import Any
 
 from domain.table import ORGANISER
 from service.pages.cards import Card, cards_in
-from service.pages.scenes import Pile, Scene, Slot, scene, seat_names
+from service.pages.games import scene
+from service.pages.scenes import Pile, Scene, Slot, seat_names
 from service.tablelog import TableLog
 
 Part = str | dict[str, Any]

@@ -9,12 +9,13 @@ browser with the same structure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.games import SPECS
 from domain.games.bottle_imp.cards import COINS
-from domain.games.bottle_imp.layout import LOPAKA, LOPAKA_SEAT
+from domain.games.bottle_imp.layout import LOPAKA
 from service.pages.cards import BESTIA_SUITS, Card, cards_in
 
 View = Mapping[str, Any]
@@ -101,13 +102,15 @@ class Scene:
 
 
 def seat_names(opened: Any) -> list[str]:
-    """Per-seat display names; Lopaka is index 2 of a ``lopaka`` table's lists."""
+    """Per-seat display names, the seats the engine plays (``GameSpec.house_seats``, as
+    Lopaka at index 2 of a ``lopaka`` table's lists) included."""
     names = [
         seat.get("name") or (f"{seat['bot']} bot" if seat.get("bot") else f"Seat {s}")
         for s, seat in enumerate(opened.seats)
     ]
-    if opened.game == "bottle-imp" and opened.variant == LOPAKA:
-        names.insert(LOPAKA_SEAT, "Lopaka")
+    spec = SPECS.get(opened.game)
+    for seat, name in spec.house_seats.get(opened.variant, ()) if spec else ():
+        names.insert(seat, name)
     return names
 
 
@@ -132,7 +135,8 @@ def _panels(view: View, names: Sequence[str]) -> list[SeatPanel]:
     for seat, total in enumerate(view["totals"]):
         tags = []
         if view.get("dealer") == seat and view.get("deal"):
-            tags.append("starts" if view["game"] == "oh-quay" else "dealer")
+            spec = SPECS.get(view["game"])
+            tags.append(spec.starter_word if spec else "dealer")
         if seat in view["to_act"]:
             tags.append("to act")
         panels.append(SeatPanel(seat, names[seat], total, ranking[seat], tags))
@@ -280,15 +284,3 @@ def oh_quay(view: View, names: Sequence[str]) -> Scene:
     if view.get("emptied_by") is not None:
         facts.append(("Canal emptied by", names[view["emptied_by"]]))
     return Scene(facts, centre, panels)
-
-
-BUILDERS: dict[str, Callable[[View, Sequence[str]], Scene]] = {
-    "bottle-imp": bottle_imp,
-    "bestia": bestia,
-    "oh-quay": oh_quay,
-}
-
-
-def scene(view: View, names: Sequence[str]) -> Scene:
-    """The scene of a view, drawn by its game's builder."""
-    return BUILDERS[view["game"]](view, names)

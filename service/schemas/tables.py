@@ -15,10 +15,11 @@ from marshmallow import (
 
 from domain.bots import BOT_NAMES
 from domain.errors import RuleViolation
+from domain.games import SPECS
 from domain.rulings import MAX_POINTS, MAX_REASON
 from service.schemas.common import SignedHeadSchema, name_field, player_id_field
 
-GAMES = ("bottle-imp", "bestia", "oh-quay")
+GAMES = tuple(SPECS)
 ACTION_TYPES = (
     "deal",
     "discard",

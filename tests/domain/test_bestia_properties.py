@@ -7,6 +7,8 @@ bias so that deals get played), the events folded into the state. Recorded deals
 dealt by the test and their exchanges draw cards the test picks by the rules text.
 The properties are checked on every event, action or deal. Expectations come from the
 rules text (a small independent model below), not from the engine's helpers.
+What every game must do (replay through JSON, the same seed giving the same log, legal
+actions accepted, hands withheld, matches ending ranked) is ``test_game_contract.py``.
 """
 
 from __future__ import annotations
@@ -166,14 +168,14 @@ specs = st.builds(
 )
 
 
-def make_table(spec: Spec, *, int_seed: bool = False) -> Table:
-    seed = spec.seed if int_seed else str(spec.seed)
+def make_table(spec: Spec) -> Table:
+    seed = str(spec.seed)
     return Table(
         game=g.GAME_ID,
         variant="standard",
         seats=tuple(SeatSpec(name=f"P{i}") for i in range(spec.players)),
         match=MatchRules(spec.target, spec.max_deals),
-        seed=seed,  # type: ignore[arg-type]
+        seed=seed,
         first_dealer=spec.first_dealer % spec.players,
         options=dict(spec.options),
     )
@@ -593,10 +595,6 @@ def dealt_by_the_rules(table: Table, dealer: int, deal_seed: str) -> tuple[Any, 
 def test_same_seed_and_choices_give_the_same_log(spec: Spec) -> None:
     table = make_table(spec)
     log = [e for step in play_match(spec) for e in step.events]
-    assert [e for step in play_match(spec) for e in step.events] == log
-    if isinstance(spec.seed, int):  # an integer seed is its decimal string
-        as_int = make_table(spec, int_seed=True)
-        assert [e for step in play_match(spec, as_int) for e in step.events] == log
     n = spec.players
     deals = [e for e in log if isinstance(e, DealStarted)]
     for k, started in enumerate(deals, start=1):

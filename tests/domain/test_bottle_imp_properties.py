@@ -4,6 +4,8 @@ Every example plays a whole match of random *legal* actions through ``decide``/`
 a seat drawn from ``to_act``, an entry drawn from ``legal_actions``, the events folded into
 the state. The properties are then checked on every event, action or deal of that match.
 Expectations are computed from the rules text, not from the engine's helpers.
+What every game must do (replay through JSON, the same seed giving the same log, legal
+actions accepted, hands withheld, matches ending ranked) is ``test_game_contract.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import RuleViolation
-from domain.events import MatchEnded, TableOpened, event_type, to_data
+from domain.events import MatchEnded, TableOpened, to_data
 from domain.games import bottle_imp as g
 from domain.games.bottle_imp.cards import BIT, COINS, DECK, START_CARD, SUIT, cards_of, coins
 from domain.games.bottle_imp.model import (
@@ -36,7 +38,6 @@ from domain.games.bottle_imp.model import (
     TrickCompleted,
 )
 from domain.match import MatchRules
-from domain.replay import event_from_json, replay
 from domain.shuffle import shuffle
 from domain.table import SeatSpec, Table
 
@@ -77,15 +78,15 @@ specs = st.builds(
 )
 
 
-def make_table(variant: str, players: int, spec: Spec, *, int_seed: bool = False) -> Table:
+def make_table(variant: str, players: int, spec: Spec) -> Table:
     """The table of ``spec``; an integer seed is given as its decimal string (common.md)."""
-    seed = spec.seed if int_seed else str(spec.seed)
+    seed = str(spec.seed)
     return Table(
         game=g.GAME_ID,
         variant=variant,
         seats=tuple(SeatSpec(name=f"P{i}") for i in range(players)),
         match=MatchRules(spec.target, spec.max_deals),
-        seed=seed,  # type: ignore[arg-type]
+        seed=seed,
         first_dealer=spec.first_dealer % players,
     )
 
@@ -261,45 +262,6 @@ def test_every_deal_is_scored_by_rule_6(variant: str, players: int, spec: Spec) 
                 assert_scored(before, event)
                 scored += 1
     assert scored >= 1
-
-
-# --- 3. replay ----------------------------------------------------------------------------
-
-
-def through_json(event: Any) -> Any:
-    """The event as the store keeps it and reads it back."""
-    stored = json.loads(json.dumps({"type": event_type(event), "data": to_data(event)}))
-    return event_from_json(g.GAME_ID, stored["type"], stored["data"])
-
-
-@pytest.mark.parametrize(("variant", "players"), VARIANTS)
-@budget(50)
-@given(spec=specs)
-def test_replay_rebuilds_the_live_state(variant: str, players: int, spec: Spec) -> None:
-    table = make_table(variant, players, spec)
-    rng = random.Random(spec.rng_seed)
-    log: list[Any] = []
-    live: list[State] = []
-    for step in play_match(table, rng):
-        for event, _before, after in fold(step.before, step.events):
-            log.append(event)
-            live.append(after)
-    opened = TableOpened.of(table)
-    opened_back = through_json(opened)
-    assert opened_back == opened
-    stored = [through_json(e) for e in log]
-    assert stored == log
-    # Every prefix, folded from the stored (JSON) log.
-    state = g.initial_state(opened_back.table())
-    for i, event in enumerate(stored):
-        state = g.evolve(state, event)
-        assert state == live[i], f"replayed state differs after event {i}: {event_type(event)}"
-    # ``replay`` itself at every deal end, the end, and a few random prefixes.
-    ends = {i + 1 for i, e in enumerate(log) if isinstance(e, DealScored | MatchEnded)}
-    ends |= {rng.randrange(1, len(log) + 1) for _ in range(3)}
-    for k in sorted(ends):
-        assert replay(opened, log[:k]) == live[k - 1]
-        assert replay(opened_back, stored[:k]) == live[k - 1]
 
 
 # --- 4. hidden information ----------------------------------------------------------------
@@ -605,11 +567,7 @@ def dealt_by_the_rules(state: State, deal_seed: str) -> tuple[Any, Any]:
 @given(spec=specs)
 def test_same_seed_and_choices_give_the_same_log(variant: str, players: int, spec: Spec) -> None:
     table = make_table(variant, players, spec)
-    final, log = run(table, random.Random(spec.rng_seed))
-    assert run(table, random.Random(spec.rng_seed)) == (final, log)
-    if isinstance(spec.seed, int):  # an integer seed is its decimal string
-        as_int = make_table(variant, players, spec, int_seed=True)
-        assert run(as_int, random.Random(spec.rng_seed))[1] == log
+    _final, log = run(table, random.Random(spec.rng_seed))
     state = g.initial_state(table)
     deals: list[DealStarted] = []
     for event in log:

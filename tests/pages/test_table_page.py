@@ -14,8 +14,8 @@ from domain.events import TableOpened
 from domain.games import bestia
 from domain.match import MatchRules
 from domain.table import ORGANISER, SeatSpec, Table
-from service.pages.cards import face
-from service.pages.scenes import scene, seat_names
+from service.pages.games import face, scene
+from service.pages.scenes import seat_names
 from tests.pages.tables import (
     KINDS,
     act,

@@ -5,14 +5,18 @@
 3 to 8 players, with the table options of the rules text (``options.py``).
 """
 
+import sys
+
+from domain.games.bestia import options
 from domain.games.bestia.actions import body, legal_actions, parse, to_act
 from domain.games.bestia.audit import action_of, adjust, check_adjust, totals
-from domain.games.bestia.cards import names_of
+from domain.games.bestia.cards import RANKS, SUITS, names_of
 from domain.games.bestia.decide import decide
 from domain.games.bestia.evolve import evolve, initial_state
 from domain.games.bestia.model import EVENT_TYPES, ORGANISER, State
 from domain.games.bestia.options import check_options
 from domain.games.bestia.view import view, visible_events
+from domain.games.registry import GameSpec
 from domain.match import MatchRules
 
 GAME_ID = "bestia"
@@ -29,11 +33,24 @@ def cards_of(mask: int) -> list[str]:
     return names_of(mask)
 
 
+SPEC = GameSpec(
+    id=GAME_ID,
+    name="Bestia",
+    rules=sys.modules[__name__],
+    variants=options.VARIANTS,
+    default_variant=DEFAULT_VARIANT,
+    players={options.STANDARD: (3, 4, 5, 6, 7, 8)},
+    deck=tuple(rank + suit for suit in SUITS for rank in RANKS),
+    bots="domain.bots.bestia",
+    options={name: takes for name, (_, takes) in options.VALID.items()},
+)
+
 __all__ = [
     "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
     "ORGANISER",
+    "SPEC",
     "State",
     "action_of",
     "adjust",

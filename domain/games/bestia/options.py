@@ -45,7 +45,7 @@ def _flag(v: object) -> bool:
     return type(v) is bool
 
 
-_VALID = {
+VALID = {
     "deck": (_one_of("short", "full"), "'short' or 'full'"),
     "ante": (_count(0), "a whole number of chips, 0 or more"),
     "max_exchange": (_count(0, HAND), "a whole number from 0 to 5"),
@@ -83,12 +83,12 @@ def check_options(table: Table) -> None:
     """Every option must be one of ``rules/bestia.md`` and hold a value it allows."""
     check_variant(table)
     for name, value in table.options.items():
-        if name not in _VALID:
+        if name not in VALID:
             raise RuleViolation(
                 "unknown_option",
-                f"Bestia has no rule option {name!r}; options are {', '.join(_VALID)}",
+                f"Bestia has no rule option {name!r}; options are {', '.join(VALID)}",
             )
-        valid, wanted = _VALID[name]
+        valid, wanted = VALID[name]
         if not valid(value):
             raise RuleViolation(
                 "invalid_option", f"option {name} cannot be {value!r}: it takes {wanted}"

@@ -5,14 +5,18 @@
 players), ``lopaka`` and ``bright-house``.
 """
 
+import sys
+
 from domain.errors import RuleViolation
+from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.actions import action_of, body, legal_actions, parse, to_act
-from domain.games.bottle_imp.cards import cards_of
+from domain.games.bottle_imp.cards import DECK, START_CARD, cards_of
 from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
 from domain.games.bottle_imp.model import EVENT_TYPES, ORGANISER, State
 from domain.games.bottle_imp.upcast import SCHEMAS, UPCASTERS
 from domain.games.bottle_imp.view import view, visible_events
+from domain.games.registry import GameSpec
 from domain.match import MatchRules
 from domain.table import Table
 
@@ -31,12 +35,27 @@ def check_options(table: Table) -> None:
         raise RuleViolation("unknown_option", f"The Bottle Imp has no rule option {name!r}")
 
 
+SPEC = GameSpec(
+    id=GAME_ID,
+    name="The Bottle Imp",
+    rules=sys.modules[__name__],
+    variants=layout.VARIANTS,
+    default_variant=DEFAULT_VARIANT,
+    players={layout.STANDARD: (3, 4), layout.LOPAKA: (2,), layout.BRIGHT_HOUSE: (2,)},
+    deck=(*DECK, START_CARD),
+    bots="domain.bots.bottle_imp",
+    upcasters=UPCASTERS,
+    schemas=SCHEMAS,
+    house_seats={layout.LOPAKA: ((layout.LOPAKA_SEAT, "Lopaka"),)},
+)
+
 __all__ = [
     "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
     "ORGANISER",
     "SCHEMAS",
+    "SPEC",
     "UPCASTERS",
     "State",
     "action_of",

@@ -6,6 +6,8 @@
 is one "deal" of the match; its "dealer" is the game's starting player.
 """
 
+import sys
+
 from domain.games.oh_quay import layout
 from domain.games.oh_quay.actions import action_of, body, legal_actions, parse, to_act
 from domain.games.oh_quay.cards import DECK, cards_of
@@ -13,6 +15,7 @@ from domain.games.oh_quay.decide import decide
 from domain.games.oh_quay.evolve import evolve, initial_state
 from domain.games.oh_quay.model import EVENT_TYPES, ORGANISER, State
 from domain.games.oh_quay.view import view, visible_events
+from domain.games.registry import GameSpec
 from domain.match import MatchRules
 from domain.table import Table
 
@@ -31,12 +34,29 @@ def check_options(table: Table) -> None:
     layout.check_options(table.options)
 
 
+SPEC = GameSpec(
+    id=GAME_ID,
+    name="Oh Quay",
+    rules=sys.modules[__name__],
+    variants=layout.VARIANTS,
+    default_variant=DEFAULT_VARIANT,
+    players={layout.STANDARD: (layout.PLAYERS,)},
+    deck=DECK,
+    bots="domain.bots.oh_quay",
+    options={
+        "max_turns": f"a whole number of turns, at least 1 (default {layout.DEFAULT_MAX_TURNS})",
+        "first_player": "seat 0 or 1 (default: the table's first_dealer)",
+    },
+    starter_word="starts",
+)
+
 __all__ = [
     "DECK",
     "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
     "ORGANISER",
+    "SPEC",
     "State",
     "action_of",
     "body",
