@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.signing import Signer, parse_trusted_keys, read_signing_key
+from service.varfiles import read_secret
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = PROJECT_ROOT / "var"
@@ -43,13 +44,7 @@ def normalize_database_url(url: str) -> str:
 
 def read_admin_token(env: Mapping[str, str], var_dir: Path = VAR_DIR) -> str | None:
     """The organiser token: `CARDLEDGER_ADMIN_TOKEN`, else the file `make run` wrote, else None."""
-    token = env.get("CARDLEDGER_ADMIN_TOKEN", "").strip()
-    if token:
-        return token
-    path = var_dir / ADMIN_TOKEN_FILE
-    if path.is_file():
-        return path.read_text(encoding="utf-8").strip() or None
-    return None
+    return read_secret(env, "CARDLEDGER_ADMIN_TOKEN", var_dir / ADMIN_TOKEN_FILE)
 
 
 def ensure_admin_token(env: Mapping[str, str], var_dir: Path = VAR_DIR) -> tuple[str, bool]:

@@ -47,6 +47,8 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from flask import Flask, current_app
 
+from service.varfiles import read_secret
+
 MESSAGE_PREFIX = "cardledger-head:v1"
 SIGNING_KEY_FILE = "signing-key"
 EXTENSION_KEY = "cardledger.signing"
@@ -170,13 +172,7 @@ def keyring(app: Flask | None = None) -> Keyring:
 
 def read_signing_key(env: Mapping[str, str], var_dir: Path) -> str | None:
     """``CARDLEDGER_SIGNING_KEY``, else the contents of ``var/signing-key``, else None."""
-    key = env.get("CARDLEDGER_SIGNING_KEY", "").strip()
-    if key:
-        return key
-    path = var_dir / SIGNING_KEY_FILE
-    if path.is_file():
-        return path.read_text(encoding="utf-8").strip() or None
-    return None
+    return read_secret(env, "CARDLEDGER_SIGNING_KEY", var_dir / SIGNING_KEY_FILE)
 
 
 def ensure_signing_key(env: Mapping[str, str], var_dir: Path) -> tuple[str, bool]:
