@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from typing import Any
+
 from flask import Flask
 
 from service.app import create_app
@@ -43,3 +47,13 @@ def make_test_app(
     app = create_app(config)
     app.config["TESTING"] = True
     return app
+
+
+def wait_for(check: Callable[[], Any], seconds: float, what: str) -> Any:
+    """Poll ``check`` until it returns something truthy, at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")

@@ -26,13 +26,12 @@ from flask.testing import FlaskClient
 from service import sweep
 from service.db import get_database
 from tests.conftest import service_missing
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 from tests.integration.test_workers import (
     ORGANISER,
     VISIBILITY_TIMEOUT,
     Worker,
     assert_clean_log,
-    wait_for,
 )
 
 pytestmark = pytest.mark.integration

@@ -23,12 +23,13 @@ import secrets
 import shutil
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers import wait_for
 from tests.integration.served import Served, free_port, server_env
 
 pytestmark = [
@@ -37,16 +38,6 @@ pytestmark = [
 ]
 
 MAKE_RUN = ["make", "--no-print-directory", "-o", ".venv/.installed", "run"]
-
-
-def wait_for(check: Callable[[], Any], seconds: float, what: str) -> Any:
-    """Poll ``check`` until it returns something truthy, at most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
 
 
 def ours(marker: str) -> list[int]:

@@ -18,7 +18,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -38,7 +37,7 @@ from domain.table import SeatSpec, Table
 from service.db import get_database
 from service.models import events, job_chunks
 from tests.conftest import service_missing
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -46,16 +45,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CELERY = ROOT / ".venv" / "bin" / "celery"
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 VISIBILITY_TIMEOUT = 3  # seconds before a dead worker's task goes to another
-
-
-def wait_for(check: Callable[[], Any], seconds: float, what: str) -> Any:
-    """Poll ``check`` until it returns something truthy, at most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
 
 
 # --- isolated database and broker ---------------------------------------------------------------
