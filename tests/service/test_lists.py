@@ -5,14 +5,18 @@ own route does, without a hidden card, seed or salt; and the refusals of bad pag
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from service.db import get_database
 from tests.factories import table_body
+from tests.helpers import make_test_app
 from tests.service.test_tables_api import assert_problem
 from tests.service.tournament_play import (
     ORGANISER,
@@ -229,3 +233,26 @@ def test_paging_returns_every_player_once_in_order(
     listed = first["players"] + [p for page in (rest or []) for p in page]
     assert [p["id"] for p in listed] == new[::-1] + [p["id"] for p in before]
     assert late not in {p["id"] for p in listed}
+
+
+@pytest.fixture
+def pg_app(postgres_url: str) -> Iterator[Flask]:
+    app = make_test_app(postgres_url)
+    yield app
+    get_database(app).engine.dispose()
+
+
+@pytest.mark.integration
+def test_the_lists_on_postgresql(pg_app: Flask) -> None:
+    client = pg_app.test_client()
+    tables = [open_table(client) for _ in range(3)]
+    deal(client, tables[0])
+    got = pages(client, "/tables", "tables", limit=2, status="waiting_for_deal")
+    assert [t["id"] for p in got for t in p] == tables[:0:-1]
+    tournament = new_tournament(client)
+    enter(client, tournament, "Ann", "Bo")
+    created(client.delete(f"/tournaments/{tournament}/entries/2", headers=ORGANISER), 200)
+    (item,) = created(client.get("/tournaments"), 200)["tournaments"]
+    assert (item["id"], item["entry_count"]) == (tournament, 1)
+    player = register(client, "Cy")
+    assert [p["id"] for p in created(client.get("/players"), 200)["players"]] == [player]
