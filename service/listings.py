@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Select, and_, func, or_, select
@@ -180,26 +179,21 @@ def list_tournaments(
     """Tournaments newest first: the settings and progress ``GET /tournaments/{id}``
     gives, with ``entry_count`` in place of its entries and seatings."""
     row_of = tournaments.c
-    entered = (
-        select(standings.c.tournament_id, func.count().label("entry_count"))
-        .where(standings.c.withdrawn.is_(False))
-        .group_by(standings.c.tournament_id)
-        .subquery()
+    entered = (  # per listed tournament, by the standings' primary key
+        select(func.count())
+        .where(standings.c.tournament_id == row_of.id, standings.c.withdrawn.is_(False))
+        .scalar_subquery()
     )
-    query = (
-        select(
-            row_of.id.label("item_id"),
-            row_of.created_at,
-            row_of.status,
-            row_of.rounds_played,
-            row_of.version,
-            events.c.type.label("created_type"),
-            events.c.data.label("created"),
-            func.coalesce(entered.c.entry_count, 0).label("entry_count"),
-        )
-        .join(events, and_(events.c.stream == row_of.id, events.c.version == 1))
-        .outerjoin(entered, entered.c.tournament_id == row_of.id)
-    )
+    query = select(
+        row_of.id.label("item_id"),
+        row_of.created_at,
+        row_of.status,
+        row_of.rounds_played,
+        row_of.version,
+        events.c.type.label("created_type"),
+        events.c.data.label("created"),
+        entered.label("entry_count"),
+    ).join(events, and_(events.c.stream == row_of.id, events.c.version == 1))
     rows, following = _page(connection, query, row_of.created_at, row_of.id, limit, after)
     return [tournament_item(row) for row in rows], following
 
@@ -245,10 +239,4 @@ def list_players(
     return [player_shown(row) for row in rows], following
 
 
-__all__: Sequence[str] = (
-    "decode_cursor",
-    "encode_cursor",
-    "list_players",
-    "list_tables",
-    "list_tournaments",
-)
+__all__ = ["decode_cursor", "encode_cursor", "list_players", "list_tables", "list_tournaments"]
