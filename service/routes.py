@@ -14,8 +14,9 @@ from service.api.spec import blueprint as spec
 from service.api.tables import blueprint as tables
 from service.api.tournaments import blueprint as tournaments
 from service.pages import blueprint as pages
+from service.pages.rules import blueprint as rules
 
-BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, pages)
+BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, pages, rules)
 
 
 class StreamId(BaseConverter):
