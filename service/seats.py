@@ -1,6 +1,6 @@
 """A seat's token, issued again: a lost phone, a reprinted slip.
 
-Only the token's hash is stored (``service.auth``) and every request looks its token up,
+Only the token's hash is stored (``service.seattokens``) and every request looks its token up,
 so replacing the hash is all it takes for the earlier token to stop working at once.
 """
 
@@ -11,9 +11,9 @@ import json
 from sqlalchemy import Connection, select, update
 
 from domain.events import TableOpened, from_data
-from service.auth import hash_token, issue_seat_tokens, new_token
 from service.failures import NotFound, Unprocessable
 from service.models import events, seat_tokens, streams
+from service.seattokens import hash_token, issue_seat_tokens, new_token
 
 
 def reissue_seat_token(connection: Connection, table_id: str, seat: int) -> str:

@@ -23,12 +23,14 @@ from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
-from service.pages import cards, games, listing, replay
+from service.pages import cards, games, listing, replay, standings
 from service.pages.games import scene
 from service.pages.scenes import seat_names
 from service.tablelog import TableLog
 
 blueprint = Blueprint("pages", __name__)
+# the standings page is rendered by its route in ``service/api/tournaments.py``
+blueprint.add_app_template_global(standings.standings_page, "standings_page")
 
 #: How often a live table page asks ``GET /events`` for news, in milliseconds (the app's
 #: ``PAGES_POLL_MS`` setting overrides it; browser tests poll faster).
@@ -94,6 +96,14 @@ def home() -> Response:
         limit=listing.LIMIT,
     )
     return _html(page)
+
+
+@blueprint.get("/favicon.ico")
+def favicon() -> Response:
+    """The pages' icon: a small SVG (browsers ask for ``/favicon.ico`` by name)."""
+    response = Response(render_template("pages/favicon.svg"), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 @blueprint.get("/tables/<id:table_id>/view")
