@@ -37,7 +37,7 @@ from service.eventstore import (
 from service.failures import Forbidden, NotFound, Unauthorized, Unprocessable
 from service.models import idempotency_keys
 from service.players import check_seat_players
-from service.projections import after_table_events, project_bot_turn
+from service.projections import after_table_events, project_opened_table
 from service.tablelog import TableLog, TableLogs, bot_to_move, damaged
 
 LOGS_KEY = "cardledger.tablelogs"
@@ -100,7 +100,7 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
         tokens = issue_seat_tokens(connection, table_id, humans)
         log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
-        project_bot_turn(connection, log)  # a bot that deals first: the sweep's to resume
+        project_opened_table(connection, log)  # its summary; a bot that deals first: the sweep's
     table_logs().remember(log)
     if own_transaction:  # else the caller's transaction is still open: the caller schedules
         followups.after_commit(followups.TABLE_CHANGED, log)
@@ -238,7 +238,8 @@ def _act_once(
             _fold(rules, log.state, events),
         )
         waited = bot_to_move(log) is not None
-        after_table_events(connection, after, events, waited)  # standings, ratings, bot_turns
+        # standings, ratings, bot_turns, the table's summary
+        after_table_events(connection, after, events, waited, log.state)
         accepted = Accepted(
             201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}
         )
