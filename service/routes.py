@@ -17,8 +17,10 @@ from service.api.spec import blueprint as spec
 from service.api.tables import blueprint as tables
 from service.api.tournaments import blueprint as tournaments
 from service.pages import blueprint as pages
+from service.pages.console import blueprint as console
 
-BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, lists, seats, rounds, pages)
+BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, lists, seats, rounds, pages,
+              console)  # fmt: skip
 
 
 class StreamId(BaseConverter):

@@ -20,12 +20,13 @@ from urllib.parse import urlencode
 
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
-from marshmallow import ValidationError
 from markupsafe import Markup
+from marshmallow import ValidationError
 
 from domain.errors import RuleViolation
 from domain.games import SPECS, game
 from domain.table import ORGANISER
+from domain.tournament.standings import shown as shown_points
 from service.commands import act, create_table, table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
@@ -46,13 +47,13 @@ from service.schemas.tables import TableCreateSchema
 from service.schemas.tournaments import TournamentCreateSchema
 from service.seats import reissue_seat_token
 from service.tablelog import TableLog
-from service.tournamentlog import TournamentLog
 from service.tournaments import (
     add_entry,
     create_tournament,
     finish_tournament,
     read_standings,
     read_tournament,
+    round_seating,
     seat_round,
     withdraw_entry,
 )
@@ -127,7 +128,7 @@ def qr_svg(link: str) -> Markup:
     out = io.BytesIO()
     segno.make(link, error="m").save(out, kind="svg", scale=3, border=2, xmldecl=False,
                                      svgns=True, omitsize=False)  # fmt: skip
-    return Markup(out.getvalue().decode("utf-8"))  # noqa: S704 (segno's own SVG)
+    return Markup(out.getvalue().decode("utf-8"))
 
 
 def seat_link(table_id: str, token: str) -> str:
@@ -461,39 +462,15 @@ def post_tournament() -> Response:
 # --- a tournament ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RoundTable:
-    number: int
-    id: str
-    status: str
-    deal: int
-    seats: list[dict[str, Any]]
-    to_act: list[str]
-    finished: bool
-
-
-def round_tables(log: TournamentLog, number: int) -> list[RoundTable]:
-    """A round's tables with their status and who is still to act, from each table's log."""
-    state = log.state
-    played = state.rounds[number - 1]
-    out = []
+def round_tables(tournament_id: str, number: int) -> dict[str, Any]:
+    """A round's tables, each with its status and the names still to act
+    (``service.tournaments.round_seating``, what ``GET /tournaments/{id}/rounds/{r}`` gives)."""
     with get_database().reading() as connection:
-        for t in played.tables:
-            line = _table_line(table_logs().load(connection, t.table))
-            seats = []
-            for seat, entry in enumerate(t.seats):
-                person = state.entries[entry] if entry is not None else None
-                seats.append(
-                    {
-                        "seat": seat,
-                        "name": person.name if person else line.names[seat],
-                        "bot": person is None,
-                        "entry": entry,
-                    }
-                )
-            out.append(RoundTable(t.number, t.table, line.status, line.deal, seats,
-                                  line.to_act, t.table in played.results))  # fmt: skip
-    return out
+        seating = round_seating(connection, tournament_id, number)
+        for t in seating["tables"]:
+            names = {s["seat"]: s["name"] or f"{s['bot']} bot" for s in t["seats"]}
+            t["to_act_names"] = [names.get(s, f"seat {s}") for s in t["to_act"]]
+    return seating
 
 
 def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Response:
@@ -510,9 +487,9 @@ def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Res
         config=state.config,
         status_word="finished" if state.finished else "playing" if state.in_progress else "open",
         round_shown=shown,
-        tables=round_tables(log, shown) if shown else [],
-        byes=[state.entries[e].name for e in state.rounds[shown - 1].byes] if shown else [],
+        seating=round_tables(tournament_id, shown) if shown else None,
         standings=standings,
+        points=shown_points,
         note=request.args.get("note"),
         **extra,
     )
@@ -524,29 +501,15 @@ def tournament(tournament_id: str) -> Response:
     return _tournament_page(tournament_id)
 
 
-def _tournament_action(
-    tournament_id: str, run: Callable[[], str], anchor: str = ""
-) -> Response:
+def _tournament_action(tournament_id: str, run: Callable[[], str], anchor: str = "") -> Response:
     """Run a tournament command; a refusal is shown on the tournament page (409/422)."""
     try:
         note = run()
     except (RuleViolation, ApplicationError) as refusal:
         code, message = _refusal(refusal)
-        if code == "round_in_progress":
-            message = _still_playing(tournament_id, message)
         status = status_of(refusal) if isinstance(refusal, ApplicationError) else 422
         return _tournament_page(tournament_id, status, refused=(code, message))
     return _back("console.tournament", note, tournament_id=tournament_id)
-
-
-def _still_playing(tournament_id: str, message: str) -> str:
-    """A "round in progress" refusal names the tables still playing."""
-    log = read_tournament(tournament_id)
-    current = log.state.current
-    if current is None:
-        return message
-    playing = [f"table {t.number}" for t in current.tables if t.table not in current.results]
-    return f"{message} (still playing: {', '.join(playing)})"
 
 
 @blueprint.post("/tournaments/<id:tournament_id>/entries")
