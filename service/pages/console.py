@@ -22,16 +22,19 @@ import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from markupsafe import Markup
 from marshmallow import ValidationError
+from sqlalchemy import select
 
 from domain.errors import RuleViolation
 from domain.games import SPECS, game
 from domain.table import ORGANISER
 from domain.tournament.standings import shown as shown_points
+from service.audit import RawRow, export_lines
 from service.commands import act, create_table, table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
 from service.listings import list_tables, list_tournaments
+from service.models import events, streams
 from service.pages import console_forms as forms
 from service.pages import deal_sheet, games
 from service.pages.scenes import seat_names
@@ -46,6 +49,7 @@ from service.pages.session import (
 from service.schemas.tables import TableCreateSchema
 from service.schemas.tournaments import TournamentCreateSchema
 from service.seats import reissue_seat_token
+from service.signing import keyring
 from service.tablelog import TableLog
 from service.tournaments import (
     add_entry,
@@ -343,6 +347,38 @@ def reissue(table_id: str, seat: int) -> Response:
         return _table_page(table_id, 422, reissue_refused=_refusal(refusal))
     link = seat_link(table_id, token)
     return _table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)})
+
+
+@blueprint.get("/tables/<id:table_id>/export")
+def export(table_id: str) -> Response:
+    """The table's log as ``GET /tables/{id}/export`` gives it to the organiser (that
+    route reads the Bearer header, which a browser's link cannot send before the match
+    ends): JSON Lines, the head signed."""
+    with get_database().reading() as connection:
+        found = connection.execute(
+            select(streams.c.kind, streams.c.version, streams.c.head).where(
+                streams.c.id == table_id
+            )
+        ).first()
+        if found is None or found.kind != "table":
+            raise ApiError(404, "not_found", f"there is no table {table_id}")
+        query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
+        rows = [
+            RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
+            for r in connection.execute(query)
+        ]
+        opened = table_logs().load(connection, table_id).opened
+    signed = keyring().signer.sign_head(table_id, found.version, found.head)
+    try:
+        text = "".join(export_lines(table_id, opened.game, opened.variant, rows, signed))
+    except ValueError as error:
+        raise ApiError(503, "unreadable_log", f"a stored row is not JSON: {error}") from None
+    return Response(
+        text,
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="table-{table_id}.jsonl"',
+                 "Cache-Control": "no-store"},
+    )  # fmt: skip
 
 
 # --- recording a physical deal ---------------------------------------------------------------

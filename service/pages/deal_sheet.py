@@ -90,7 +90,8 @@ def body(log: TableLog, chosen: Sequence[Pile], form: Mapping[str, str]) -> dict
             continue
         node: Any = out
         *parents, last = pile.path
-        for step, nxt in zip(parents, [*parents[1:], last], strict=True):
+        for i, step in enumerate(parents):
+            nxt = pile.path[i + 1]
             if isinstance(node, dict):
                 default: Any = [] if isinstance(nxt, int) else {}
                 node = node.setdefault(step, default)
