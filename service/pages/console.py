@@ -33,7 +33,7 @@ from service.commands import act, create_table, table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
-from service.listings import list_tables, list_tournaments
+from service.listings import MAX_LIMIT, list_players, list_tables, list_tournaments
 from service.models import events, streams
 from service.pages import console_forms as forms
 from service.pages import deal_sheet, games
@@ -95,6 +95,13 @@ def _organiser_only() -> Response | None:
     if request.method == "POST":
         check_csrf(_organiser_token())
     return None
+
+
+def registered_players() -> list[dict[str, Any]]:
+    """The latest registered players, offered where a form takes a player's id."""
+    with get_database().reading() as connection:
+        found, _ = list_players(connection, limit=MAX_LIMIT)
+    return found
 
 
 def _render(template: str, status: int = 200, **context: Any) -> Response:
@@ -227,6 +234,7 @@ def _table_form(
         seats=forms.max_seats(spec) if spec else 0,
         seat_kinds=forms.SEAT_KINDS,
         seat_kind_label=forms.seat_kind_label,
+        players=registered_players() if spec else [],
         values=values,
         errors=errors,
         refused=refused,
@@ -526,6 +534,7 @@ def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Res
         seating=round_tables(tournament_id, shown) if shown else None,
         standings=standings,
         points=shown_points,
+        players=registered_players(),
         note=request.args.get("note"),
         **extra,
     )

@@ -116,8 +116,8 @@ SEAT_KINDS = ("person", "player", *(f"bot:{name}" for name in BOT_NAMES), "empty
 
 def seat_kind_label(kind: str) -> str:
     if kind.startswith("bot:"):
-        return f"bot ({kind[4:]})"
-    return {"person": "person (name)", "player": "registered player (id)", "empty": "no seat"}[kind]
+        return f"bot: {kind[4:]}"
+    return {"person": "person", "player": "player id", "empty": "no seat"}[kind]
 
 
 def max_seats(spec: GameSpec) -> int:

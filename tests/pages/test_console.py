@@ -304,6 +304,8 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert made["fill_with_bots"] == "random"
 
     player = console.post("/players", json={"name": "Dee"}, headers=ORGANISER).get_json()
+    offered = text(console.get(f"/console/tournaments/{tid}"))
+    assert f'<option value="{player["id"]}">Dee</option>' in offered
     for data in ({"name": "Ann"}, {"name": "Bo"}, {"player_id": player["id"]}, {"name": "Cy"}):
         assert post(console, f"/console/tournaments/{tid}/entries", data).status_code == 303
     assert post(console, f"/console/tournaments/{tid}/entries/4/withdraw").status_code == 303

@@ -92,6 +92,11 @@ def test_an_evening_run_from_the_console(phone: Page, live_app: Flask, base_url:
     link = slips.first.locator(".link").inner_text()
     assert re.fullmatch(rf"{base_url}/tables/[0-9a-f]{{32}}/view\?token=\S+", link)
     shoot(page, "slips")
+    page.emulate_media(media="print")
+    expect(page.locator("header.top")).to_be_hidden()
+    expect(page.get_by_role("button", name="Print")).to_be_hidden()
+    page.screenshot(path=str(SHOTS / "slips-print-390.png"), full_page=True)
+    page.emulate_media(media="screen")
 
     # the round can not be followed by another while its table plays
     page.goto(tournament_url)
@@ -117,6 +122,9 @@ def test_a_physical_deal_tapped_in(phone: Page, live_app: Flask, base_url: str) 
     client = live_app.test_client()
     table = open_table(client, "bestia")
     page = phone
+    page.goto(f"{base_url}/console/tables/new?game=bestia")
+    expect(page.locator('select[name="opt-deck"]')).to_have_value("short")
+    shoot(page, "new-table")
     page.goto(f"{base_url}/console/tables/{table.id}")
     shoot(page, "table")
     page.get_by_role("link", name="Record a physical deal").click()
