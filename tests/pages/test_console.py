@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 
 from domain.games import SPECS
 from domain.games.bestia.options import DEFAULTS as BESTIA_DEFAULTS
+from service.pages.console import qr_svg
 from service.pages.console_forms import option_fields
 from service.pages.session import ORGANISER_COOKIE, csrf_token
 from tests.helpers import ADMIN_TOKEN
@@ -325,12 +326,18 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert sorted(names) == ["Ann", "Bo", "Dee"]
     assert text(slips).count("<svg") == 3
     token = seat_token_in(slips)
+    first_link = re.search(r'<div class="link">([^<]+)</div>', text(slips))
+    assert first_link and str(qr_svg(first_link.group(1))) in slips.get_data(as_text=True)
     assert console.get(f"/tables/{table_id}/state",
                        headers={"Authorization": f"Bearer {token}"}).status_code == 200  # fmt: skip
     again = post(console, f"/console/tournaments/{tid}/rounds/1/slips")
     assert seat_token_in(again) != token
     assert console.get(f"/tables/{table_id}/state",
                        headers={"Authorization": f"Bearer {token}"}).status_code == 401  # fmt: skip
+
+    late = post(console, f"/console/tournaments/{tid}/entries", {"name": "Eve"})
+    assert late.status_code == 303  # a late entry, seated from the next round
+    assert console.get(f"/tournaments/{tid}").get_json()["entries"][-1]["name"] == "Eve"
 
     busy = post(console, f"/console/tournaments/{tid}/rounds")
     assert busy.status_code == 409 and refused(busy) == "round_in_progress"

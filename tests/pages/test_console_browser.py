@@ -95,7 +95,9 @@ def test_an_evening_run_from_the_console(phone: Page, live_app: Flask, base_url:
     page.emulate_media(media="print")
     expect(page.locator("header.top")).to_be_hidden()
     expect(page.get_by_role("button", name="Print")).to_be_hidden()
-    page.screenshot(path=str(SHOTS / "slips-print-390.png"), full_page=True)
+    page.set_viewport_size({"width": 794, "height": 1123})  # an A4 sheet at 96 dpi
+    page.screenshot(path=str(SHOTS / "slips-print-a4.png"), full_page=True)
+    page.set_viewport_size(PHONE)
     page.emulate_media(media="screen")
 
     # the round can not be followed by another while its table plays
