@@ -87,7 +87,7 @@ def _organiser_token() -> str:
 @blueprint.before_request
 def _organiser_only() -> Response | None:
     """The organiser's link becomes a cookie; every page needs it, every POST its CSRF."""
-    if request.method == "GET" and request.endpoint == "console.index":
+    if request.method == "GET":
         exchanged = exchange_for_organiser()
         if exchanged is not None:
             return exchanged
