@@ -2,17 +2,17 @@
 
 Read from the projections (``table_summaries``, ``tournaments``, ``players``) and each
 stream's first event, never by folding a table: a page costs one query whatever the
-club has recorded. The cursor is opaque to clients: the last item's creation time and
-id, so a page goes on exactly where the one before stopped, even while new items arrive.
+club has recorded. The cursor is opaque to clients: it names the last item given, and the
+next page goes on from that item's place (creation time, then id), so paging neither
+skips nor repeats an item while new ones arrive.
 Items show only public information (a table's seed and salt once its match ended).
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import json
-from collections.abc import Sequence
+import re
 from typing import Any
 
 from sqlalchemy import Connection, Select, and_, func, or_, select
@@ -22,7 +22,7 @@ from domain.shuffle import seed_commitment
 from domain.tournament.events import TournamentCreated, decode
 from domain.tournament.standings import bye_units, shown
 from service.commands import commitment
-from service.failures import Unprocessable
+from service.failures import NotFound, Unprocessable
 from service.models import (
     events,
     players,
@@ -40,22 +40,22 @@ MAX_LIMIT = 100
 TABLE_STATUSES = ("waiting_for_deal", "in_deal", "finished")
 
 
-def encode_cursor(created_at: str, item_id: str) -> str:
+#: A cursor: the last item's id (16 bytes) in URL-safe base64, unpadded. Every string of
+#: this shape decodes to some id, so a cursor is either the position of an item or names
+#: none (404), never unreadable.
+CURSOR_PATTERN = "^[A-Za-z0-9_-]{22}$"
+
+
+def encode_cursor(item_id: str) -> str:
     """The cursor after an item: opaque, URL-safe."""
-    raw = json.dumps([created_at, item_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return base64.urlsafe_b64encode(bytes.fromhex(item_id)).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[str, str]:
-    """The item a cursor stands after; anything this module did not write is refused."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created_at, item_id = json.loads(raw)
-    except (binascii.Error, ValueError, TypeError):
-        raise _invalid("after", "not a cursor a list gave as its `next`") from None
-    if not (isinstance(created_at, str) and isinstance(item_id, str)):
+def decode_cursor(cursor: str) -> str:
+    """The id of the item a cursor stands after; a cursor of another shape is refused."""
+    if not re.fullmatch(CURSOR_PATTERN, cursor):
         raise _invalid("after", "not a cursor a list gave as its `next`")
-    return created_at, item_id
+    return base64.urlsafe_b64decode(cursor + "==").hex()
 
 
 def _invalid(field: str, message: str) -> Unprocessable:
@@ -78,16 +78,19 @@ def _page(
     after: str | None,
 ) -> tuple[list[Any], str | None]:
     """Run ``query`` newest first (``created``, then ``key``, both descending) from after
-    the cursor; the rows of this page and the cursor of the next (None: the last page)."""
+    the cursor's item (which may since have left a filtered list: its place stays); the
+    rows of this page and the cursor of the next (None: the last page)."""
     _check_limit(limit)
     if after is not None:
-        at, last = decode_cursor(after)
+        last = decode_cursor(after)
+        at = connection.scalar(select(created).where(key == last))
+        if at is None:
+            raise NotFound(f"the cursor {after} names nothing in this list", "unknown_cursor")
         query = query.where(or_(created < at, and_(created == at, key < last)))
     rows = connection.execute(query.order_by(created.desc(), key.desc()).limit(limit + 1)).all()
     more = len(rows) > limit
     rows = rows[:limit]
-    following = encode_cursor(rows[-1].created_at, rows[-1].item_id) if more else None
-    return rows, following
+    return rows, encode_cursor(rows[-1].item_id) if more else None
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -176,26 +179,21 @@ def list_tournaments(
     """Tournaments newest first: the settings and progress ``GET /tournaments/{id}``
     gives, with ``entry_count`` in place of its entries and seatings."""
     row_of = tournaments.c
-    entered = (
-        select(standings.c.tournament_id, func.count().label("entry_count"))
-        .where(standings.c.withdrawn.is_(False))
-        .group_by(standings.c.tournament_id)
-        .subquery()
+    entered = (  # per listed tournament, by the standings' primary key
+        select(func.count())
+        .where(standings.c.tournament_id == row_of.id, standings.c.withdrawn.is_(False))
+        .scalar_subquery()
     )
-    query = (
-        select(
-            row_of.id.label("item_id"),
-            row_of.created_at,
-            row_of.status,
-            row_of.rounds_played,
-            row_of.version,
-            events.c.type.label("created_type"),
-            events.c.data.label("created"),
-            func.coalesce(entered.c.entry_count, 0).label("entry_count"),
-        )
-        .join(events, and_(events.c.stream == row_of.id, events.c.version == 1))
-        .outerjoin(entered, entered.c.tournament_id == row_of.id)
-    )
+    query = select(
+        row_of.id.label("item_id"),
+        row_of.created_at,
+        row_of.status,
+        row_of.rounds_played,
+        row_of.version,
+        events.c.type.label("created_type"),
+        events.c.data.label("created"),
+        entered.label("entry_count"),
+    ).join(events, and_(events.c.stream == row_of.id, events.c.version == 1))
     rows, following = _page(connection, query, row_of.created_at, row_of.id, limit, after)
     return [tournament_item(row) for row in rows], following
 
@@ -241,10 +239,4 @@ def list_players(
     return [player_shown(row) for row in rows], following
 
 
-__all__: Sequence[str] = (
-    "decode_cursor",
-    "encode_cursor",
-    "list_players",
-    "list_tables",
-    "list_tournaments",
-)
+__all__ = ["decode_cursor", "encode_cursor", "list_players", "list_tables", "list_tournaments"]

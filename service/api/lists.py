@@ -45,8 +45,8 @@ def get_tables() -> tuple[dict[str, Any], int]:
         - in: query
           name: after
           required: false
-          schema: {type: string, minLength: 1, maxLength: 400}
-          description: The `next` of the page before.
+          schema: {type: string, pattern: "^[A-Za-z0-9_-]{22}$"}
+          description: The `next` of the page before (404 `unknown_cursor` if it names nothing).
         - in: query
           name: status
           required: false
@@ -63,6 +63,7 @@ def get_tables() -> tuple[dict[str, Any], int]:
             application/json:
               schema: TablePage
         "401": {$ref: "#/components/responses/Unauthorized"}
+        "404": {$ref: "#/components/responses/NotFound"}
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
     query = SCHEMAS.TableListQuerySchema.load(request.args.to_dict())
@@ -86,8 +87,8 @@ def get_tournaments() -> tuple[dict[str, Any], int]:
         - in: query
           name: after
           required: false
-          schema: {type: string, minLength: 1, maxLength: 400}
-          description: The `next` of the page before.
+          schema: {type: string, pattern: "^[A-Za-z0-9_-]{22}$"}
+          description: The `next` of the page before (404 `unknown_cursor` if it names nothing).
       responses:
         "200":
           description: Up to `limit` tournaments; `next` pages on (null on the last page).
@@ -95,6 +96,7 @@ def get_tournaments() -> tuple[dict[str, Any], int]:
             application/json:
               schema: TournamentPage
         "401": {$ref: "#/components/responses/Unauthorized"}
+        "404": {$ref: "#/components/responses/NotFound"}
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
     query = SCHEMAS.ListQuerySchema.load(request.args.to_dict())
@@ -118,8 +120,8 @@ def get_players() -> tuple[dict[str, Any], int]:
         - in: query
           name: after
           required: false
-          schema: {type: string, minLength: 1, maxLength: 400}
-          description: The `next` of the page before.
+          schema: {type: string, pattern: "^[A-Za-z0-9_-]{22}$"}
+          description: The `next` of the page before (404 `unknown_cursor` if it names nothing).
       responses:
         "200":
           description: Up to `limit` players; `next` pages on (null on the last page).
@@ -127,6 +129,7 @@ def get_players() -> tuple[dict[str, Any], int]:
             application/json:
               schema: PlayerPage
         "401": {$ref: "#/components/responses/Unauthorized"}
+        "404": {$ref: "#/components/responses/NotFound"}
         "422": {$ref: "#/components/responses/Unprocessable"}
     """
     query = SCHEMAS.ListQuerySchema.load(request.args.to_dict())

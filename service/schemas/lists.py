@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from service.listings import CURSOR_PATTERN
 from service.schemas.tables import TableSummarySchema
 from service.schemas.tournaments import ByeSchema, PlayerSchema, TournamentSchema
 
@@ -18,7 +19,9 @@ class ListQuerySchema(Schema):
         unknown = RAISE
 
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=MAX_LIMIT))
-    after = fields.String(validate=validate.Length(min=1, max=400))
+    after = fields.String(
+        validate=validate.Regexp(CURSOR_PATTERN, error="not a cursor a list gave as its `next`")
+    )
 
 
 class TableListQuerySchema(ListQuerySchema):

@@ -5,14 +5,18 @@ own route does, without a hidden card, seed or salt; and the refusals of bad pag
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from service.db import get_database
 from tests.factories import table_body
+from tests.helpers import make_test_app
 from tests.service.test_tables_api import assert_problem
 from tests.service.tournament_play import (
     ORGANISER,
@@ -124,8 +128,9 @@ def test_tables_filter_by_tournament_and_page_within_it(client: FlaskClient) -> 
         "status=playing",
         "tournament=nope",
         "after=%21%21not-a-cursor",
-        "after=bm90IGpzb24",  # base64 of "not json"
-        "after=WzEsMl0",  # base64 of [1,2]: JSON, but not ours
+        "after=bm90IGpzb24",  # too short to be one
+        "after=AAAAAAAAAAAAAAAAAAAAAA%3D%3D",  # padded
+        "after=AAAAAAAAAAAAAAAAAAAAA%2B",  # not URL-safe base64
         "colour=red",
     ],
 )
@@ -133,6 +138,32 @@ def test_bad_paging_or_filters_are_validation_errors(client: FlaskClient, query:
     body = assert_problem(client.get(f"/tables?{query}"), 422, "validation_error")
     field = query.split("=")[0]
     assert field in body["errors"], body
+
+
+def test_a_cursor_naming_nothing_here_is_not_found(client: FlaskClient) -> None:
+    open_table(client)
+    body = assert_problem(client.get("/tables?after=AAAAAAAAAAAAAAAAAAAAAA"), 404, "unknown_cursor")
+    assert "AAAAAAAAAAAAAAAAAAAAAA" in body["detail"]
+    register(client, "Ann")
+    cursor = created(client.get("/players?limit=1"), 200)["next"]
+    assert cursor is None  # one player: no next page
+    register(client, "Bo")
+    cursor = created(client.get("/players?limit=1"), 200)["next"]
+    assert_problem(client.get(f"/tables?after={cursor}"), 404, "unknown_cursor")  # not a table
+
+
+def test_a_cursor_keeps_its_place_when_its_table_leaves_the_filter(client: FlaskClient) -> None:
+    """Paging waiting tables while the one at the cursor is dealt: the next page still
+    starts right after it."""
+    tables = [open_table(client) for _ in range(4)]
+    first = created(client.get("/tables?status=waiting_for_deal&limit=2"), 200)
+    assert [t["id"] for t in first["tables"]] == tables[:1:-1]
+    deal(client, tables[2])  # the cursor's table is no longer waiting
+    rest = created(
+        client.get("/tables", query_string={"status": "waiting_for_deal", "after": first["next"]}),
+        200,
+    )
+    assert [t["id"] for t in rest["tables"]] == tables[1::-1] and rest["next"] is None
 
 
 def test_list_routes_do_not_take_over_opening_or_importing(client: FlaskClient) -> None:
@@ -202,3 +233,26 @@ def test_paging_returns_every_player_once_in_order(
     listed = first["players"] + [p for page in (rest or []) for p in page]
     assert [p["id"] for p in listed] == new[::-1] + [p["id"] for p in before]
     assert late not in {p["id"] for p in listed}
+
+
+@pytest.fixture
+def pg_app(postgres_url: str) -> Iterator[Flask]:
+    app = make_test_app(postgres_url)
+    yield app
+    get_database(app).engine.dispose()
+
+
+@pytest.mark.integration
+def test_the_lists_on_postgresql(pg_app: Flask) -> None:
+    client = pg_app.test_client()
+    tables = [open_table(client) for _ in range(3)]
+    deal(client, tables[0])
+    got = pages(client, "/tables", "tables", limit=2, status="waiting_for_deal")
+    assert [t["id"] for p in got for t in p] == tables[:0:-1]
+    tournament = new_tournament(client)
+    enter(client, tournament, "Ann", "Bo")
+    created(client.delete(f"/tournaments/{tournament}/entries/2", headers=ORGANISER), 200)
+    (item,) = created(client.get("/tournaments"), 200)["tournaments"]
+    assert (item["id"], item["entry_count"]) == (tournament, 1)
+    player = register(client, "Cy")
+    assert [p["id"] for p in created(client.get("/players"), 200)["players"]] == [player]
