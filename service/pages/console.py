@@ -197,7 +197,7 @@ def index() -> Response:
         tables=tables,
         more_tables=more_tables,
         more_tournaments=more_tournaments,
-        status=status,
+        shown_status=status,
         note=request.args.get("note"),
     )
 
@@ -520,7 +520,7 @@ def round_tables(tournament_id: str, number: int) -> dict[str, Any]:
 def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Response:
     log = read_tournament(tournament_id)
     state = log.state
-    shown = int(request.args.get("round") or 0) or (len(state.rounds) or 0)
+    shown = request.args.get("round", default=0, type=int) or len(state.rounds)
     shown = min(max(shown, 0), len(state.rounds))
     _, standings = read_standings(tournament_id)
     return _render(

@@ -349,6 +349,9 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert re.search(r"<td>1</td><td>\w+</td>", page)  # standings rows
     assert f"/tournaments/{tid}/standings?format=csv" in page
 
+    assert console.get(f"/console/tournaments/{tid}?round=nine").status_code == 200
+    assert "Round 1" in text(console.get(f"/console/tournaments/{tid}?round=1"))
+
     assert post(console, f"/console/tournaments/{tid}/finish").status_code == 303
     assert console.get(f"/tournaments/{tid}").get_json()["status"] == "finished"
     assert "Open round" not in text(console.get(f"/console/tournaments/{tid}"))
@@ -370,5 +373,9 @@ def test_the_lists(console: FlaskClient) -> None:
     page = text(console.get("/console"))
     assert f'data-table="{table.id}"' in page and f'data-tournament="{tid}"' in page
     assert "Quay night" in page
-    finished = text(console.get("/console?status=finished"))
-    assert f'data-table="{table.id}"' not in finished
+    finished = console.get("/console?status=finished")
+    assert finished.status_code == 200
+    assert f'data-table="{table.id}"' not in text(finished)
+    assert "No table finished." in text(finished)
+    waiting = console.get("/console?status=waiting_for_deal")
+    assert waiting.status_code == 200 and f'data-table="{table.id}"' in text(waiting)
