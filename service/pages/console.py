@@ -224,6 +224,8 @@ def _table_form(
     status: int = 200,
 ) -> Response:
     spec = SPECS[game_id] if game_id else None
+    if errors and refused is None:
+        refused = _marked(errors)
     return _render(
         "new_table.html",
         status,
@@ -277,6 +279,12 @@ def post_table() -> Response:
     except (RuleViolation, ApplicationError) as refusal:
         return _table_form(game_id, form, {}, _refusal(refusal), 422)
     return _back("console.table", "Table opened.", table_id=created.id)
+
+
+def _marked(errors: Mapping[str, str]) -> tuple[str, str]:
+    """The refusal above a form whose fields are marked one by one."""
+    fields = ", ".join(name.replace("opt-", "").replace("_", " ") for name in errors)
+    return "validation_error", f"check what is marked below ({fields})"
 
 
 def _flat(messages: Any, prefix: str = "") -> dict[str, str]:
@@ -451,6 +459,8 @@ def _tournament_form(
     status: int = 200,
 ) -> Response:
     spec = SPECS[game_id] if game_id else None
+    if errors and refused is None:
+        refused = _marked(errors)
     return _render(
         "new_tournament.html",
         status,

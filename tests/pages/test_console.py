@@ -197,6 +197,7 @@ def test_a_refused_table_shows_the_rule_and_keeps_what_was_typed(console: FlaskC
     nameless = post(console, "/console/tables/new?game=bestia", table_form(**{"seat-0-who": ""}))
     assert nameless.status_code == 422
     assert 'data-error-for="seat-0"' in text(nameless)
+    assert refused(nameless) == "validation_error"  # said above the form too
 
     too_few = post(console, "/console/tables/new?game=bestia",
                    table_form(**{"seat-2-kind": "empty"}))  # fmt: skip
