@@ -556,7 +556,7 @@ def tournament(tournament_id: str) -> Response:
     return _tournament_page(tournament_id)
 
 
-def _tournament_action(tournament_id: str, run: Callable[[], str], anchor: str = "") -> Response:
+def _tournament_action(tournament_id: str, run: Callable[[], str]) -> Response:
     """Run a tournament command; a refusal is shown on the tournament page (409/422)."""
     try:
         note = run()
@@ -604,6 +604,11 @@ def open_round(tournament_id: str) -> Response:
 
 @blueprint.post("/tournaments/<id:tournament_id>/finish")
 def finish(tournament_id: str) -> Response:
+    """No more rounds or entries: asked to be sure (a tap cannot take it back)."""
+    if request.form.get("sure") != "yes":
+        return _tournament_page(tournament_id, 422, refused=(
+            "validation_error", "tick \"yes, finish it\" to finish the tournament"))  # fmt: skip
+
     def run() -> str:
         finish_tournament(tournament_id)
         return "Tournament finished: seed and salt are public now."

@@ -353,7 +353,10 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert console.get(f"/console/tournaments/{tid}?round=nine").status_code == 200
     assert "Round 1" in text(console.get(f"/console/tournaments/{tid}?round=1"))
 
-    assert post(console, f"/console/tournaments/{tid}/finish").status_code == 303
+    unsure = post(console, f"/console/tournaments/{tid}/finish")
+    assert unsure.status_code == 422 and refused(unsure) == "validation_error"
+    assert console.get(f"/tournaments/{tid}").get_json()["status"] != "finished"
+    assert post(console, f"/console/tournaments/{tid}/finish", {"sure": "yes"}).status_code == 303
     assert console.get(f"/tournaments/{tid}").get_json()["status"] == "finished"
     assert "Open round" not in text(console.get(f"/console/tournaments/{tid}"))
 
