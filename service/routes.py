@@ -17,6 +17,7 @@ from service.api.spec import blueprint as spec
 from service.api.tables import blueprint as tables
 from service.api.tournaments import blueprint as tournaments
 from service.pages import blueprint as pages
+from service.pages.console import blueprint as console
 from service.pages.rules import blueprint as rules
 
 BLUEPRINTS = (
@@ -32,6 +33,7 @@ BLUEPRINTS = (
     rounds,
     pages,
     rules,
+    console,
 )
 
 

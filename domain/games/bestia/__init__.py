@@ -43,7 +43,10 @@ SPEC = GameSpec(
     players={options.STANDARD: (3, 4, 5, 6, 7, 8)},
     deck=tuple(rank + suit for suit in SUITS for rank in RANKS),
     bots="domain.bots.bestia",
-    options={name: takes for name, (_, takes) in options.VALID.items()},
+    options={
+        name: f"{takes} (default {options.shown(options.DEFAULTS[name])})"
+        for name, (_, takes) in options.VALID.items()
+    },
 )
 
 __all__ = [
