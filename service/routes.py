@@ -14,8 +14,9 @@ from service.api.spec import blueprint as spec
 from service.api.tables import blueprint as tables
 from service.api.tournaments import blueprint as tournaments
 from service.pages import blueprint as pages
+from service.pages.play import blueprint as page_play
 
-BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, pages)
+BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, pages, page_play)
 
 
 class StreamId(BaseConverter):
