@@ -331,13 +331,14 @@ def assert_replay_pages(client: FlaskClient, table: Table, now: Json, fetched: F
 def assert_table_page(client: FlaskClient, table: Table, viewer: Viewer, everything: Json) -> None:
     """``test_redaction.assert_shows_only_its_view``, given the organiser's state."""
     seen = everything if viewer == "organiser" else state(client, table, viewer)
-    hidden = cards_in_view(everything) - cards_in_view(seen)
+    played = last_trick_cards(client, table, viewer)  # face up in the last trick
+    shown = cards_in_view(seen) | played
+    hidden = cards_in_view(everything) - shown
     status, page = get_page(client, f"/tables/{table.id}/view", table, viewer)
     who = f"the table page for {viewer!r} at version {seen['version']}"
     assert status == 200, (who, page[:300])
     drawn = set(page_cards(page))
     assert not drawn & hidden, f"{who} shows {drawn & hidden}"
-    shown = cards_in_view(seen) | last_trick_cards(client, table, viewer)
     assert drawn <= shown, f"{who} shows cards its view lacks"
     assert backs(page) == hidden_in_view(seen), f"{who}: one back per hidden card"
     if everything["game"] != "bottle-imp" and hidden:  # "author" or "10H" are unambiguous

@@ -52,12 +52,13 @@ def table_page(client: FlaskClient, table: Table, viewer: int | str | None) -> s
 def assert_shows_only_its_view(client: FlaskClient, table: Table, viewer: int | None) -> None:
     everything = state(client, table)
     seen = state(client, table, viewer)
-    hidden = cards_in_view(everything) - cards_in_view(seen)
+    played = last_trick_cards(client, table, viewer)  # face up in the last trick
+    shown = cards_in_view(seen) | played
+    hidden = cards_in_view(everything) - shown
     page = table_page(client, table, viewer)
     who = "the public" if viewer is None else f"seat {viewer}"
     drawn = set(page_cards(page))
     assert not drawn & hidden, f"{who} is shown {drawn & hidden} at version {seen['version']}"
-    shown = cards_in_view(seen) | last_trick_cards(client, table, viewer)
     assert drawn <= shown, f"{who} is shown cards its view lacks"
     assert backs(page) == hidden_in_view(seen), f"{who}: one back per hidden card"
     live = embedded(page)["live"]
