@@ -106,6 +106,10 @@ def _pile_words(hand: str | None) -> str:
     return f"pile {hand}: " if hand else ""
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _plays(log: TableLog, view: Mapping[str, Any], seat: int, bodies: list[Body]) -> Group:
     """The hand (Bright House: the pile in turn) as cards; the unplayable say why."""
     hand = bodies[0].get("hand")
@@ -142,7 +146,7 @@ def _passes(seat: int, bodies: list[Body], names: Sequence[str], n: int) -> list
             name = "opponent" if "opponent" in first else "card"
             other = names[1 - seat]
             fields = [Field(name, f"Pass to {other}", _card_values([b[name] for b in some]))]
-            prompt = f"{_pile_words(hand).capitalize()}pass one card to {other}"
+            prompt = _sentence(f"{_pile_words(hand)}pass one card to {other}")
         key = f"{seat}-pass-{hand or ''}"
         built = Group("builder", prompt, fields=fields, actions=some, confirm="Pass", key=key)
         groups.append(built)
@@ -250,7 +254,7 @@ def seat_moves(
         elif kind == "discard":
             for hand, per_hand in _by_hand(some).items():
                 row = [CardMove(b["card"], b) for b in per_hand]
-                prompt = f"{_pile_words(hand).capitalize()}lay one card in the devil's trick"
+                prompt = _sentence(f"{_pile_words(hand)}lay one card in the devil's trick")
                 groups.append(Group("cards", prompt, cards=row))
         elif kind == "take":
             row = [CardMove(b["card"], b) for b in some]
