@@ -102,12 +102,8 @@ def _by_hand(bodies: Sequence[Body]) -> dict[str | None, list[Body]]:
     return out
 
 
-def _pile_words(hand: str | None) -> str:
-    return f"pile {hand}: " if hand else ""
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def _of_pile(hand: str | None) -> str:
+    return f" of pile {hand}" if hand else ""
 
 
 def _plays(log: TableLog, view: Mapping[str, Any], seat: int, bodies: list[Body]) -> Group:
@@ -146,7 +142,7 @@ def _passes(seat: int, bodies: list[Body], names: Sequence[str], n: int) -> list
             name = "opponent" if "opponent" in first else "card"
             other = names[1 - seat]
             fields = [Field(name, f"Pass to {other}", _card_values([b[name] for b in some]))]
-            prompt = _sentence(f"{_pile_words(hand)}pass one card to {other}")
+            prompt = f"Pass one card{_of_pile(hand)} to {other}"
         key = f"{seat}-pass-{hand or ''}"
         built = Group("builder", prompt, fields=fields, actions=some, confirm="Pass", key=key)
         groups.append(built)
@@ -214,7 +210,7 @@ def _launch(view: Mapping[str, Any], seat: int, bodies: list[Body]) -> Group:
     kept = [c for c in canal if any(b.get("keep") == c for b in bodies)]
     return Group(
         "builder",
-        "Launch from the front of your canal (a raft of two or more: you keep one)",
+        "Launch from the front of your canal: a raft of two or more cards lets you keep one",
         fields=[
             Field("count", "How many", words),
             Field("keep", "Keep which card (to your quay's bottom)", _card_values(kept)),
@@ -246,15 +242,15 @@ def seat_moves(
     for kind, some in kinds.items():
         if kind in BUTTON_WORDS:
             buttons = [(BUTTON_WORDS[kind](b), b) for b in some]
-            prompt = {"deal": "It is your deal", "declare": "Play or pass this deal?",
-                      "choose_open": "Which pile lies open?"}[kind]  # fmt: skip
+            prompt = {"deal": "Deal the cards", "declare": "Play or pass this deal",
+                      "choose_open": "Choose which pile lies open"}[kind]  # fmt: skip
             groups.append(Group("buttons", prompt, buttons=buttons))
         elif kind == "play":
             groups.append(_plays(log, view, seat, some))
         elif kind == "discard":
             for hand, per_hand in _by_hand(some).items():
                 row = [CardMove(b["card"], b) for b in per_hand]
-                prompt = _sentence(f"{_pile_words(hand)}lay one card in the devil's trick")
+                prompt = f"Lay one card{_of_pile(hand)} in the devil's trick"
                 groups.append(Group("cards", prompt, cards=row))
         elif kind == "take":
             row = [CardMove(b["card"], b) for b in some]

@@ -16,7 +16,7 @@ from domain.events import event_type
 from domain.table import ORGANISER, Viewer
 from service.pages import cards, games
 from service.pages.games import scene
-from service.pages.moves import moves
+from service.pages.moves import SeatMoves, moves
 from service.pages.scenes import Pile, Scene, Slot, seat_names
 from service.pages.session import csrf_token
 from service.tablelog import TableLog
@@ -70,8 +70,11 @@ def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
     return None
 
 
-def _turn(view: Mapping[str, Any], viewer: Viewer, names: Sequence[str]) -> dict[str, Any]:
-    """Whose turn it is, in words, and whether it is the viewer's."""
+def _turn(
+    view: Mapping[str, Any], viewer: Viewer, names: Sequence[str], offered: list[SeatMoves]
+) -> dict[str, Any]:
+    """Whose turn it is, in words (the viewer's first move named), and whether it is the
+    viewer's."""
     to_act = list(view["to_act"])
     if view["status"] == "finished":
         ranking = view.get("ranking") or []
@@ -82,6 +85,10 @@ def _turn(view: Mapping[str, Any], viewer: Viewer, names: Sequence[str]) -> dict
     dealing = view["status"] == "waiting_for_deal"
     if isinstance(viewer, int) and viewer in to_act:
         words = "Your deal." if dealing else "Your turn."
+        own = [m for m in offered if m.seat == viewer]
+        if own and not dealing:
+            prompt = own[0].groups[0].prompt.split(":")[0]
+            words = f"Your turn: {prompt[:1].lower()}{prompt[1:]}."
         if len(to_act) > 1:
             others = [names[s] for s in to_act if s != viewer]
             words += f" ({', '.join(others)} also to act.)"
@@ -104,6 +111,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     if last is not None:
         drawn.centre.append(last)
     table_id = log.id
+    offered = moves(log, shown, viewer, names)
     live = {
         "version": log.version,
         "finished": shown["status"] == "finished",
@@ -123,8 +131,8 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         "face": faces(log.opened.game),
         "viewer": viewer_label(viewer, names),
         "seat": viewer if isinstance(viewer, int) else None,
-        "turn": _turn(shown, viewer, names),
-        "moves": moves(log, shown, viewer, names),
+        "turn": _turn(shown, viewer, names, offered),
+        "moves": offered,
         "deals": [(k, scored or viewer == ORGANISER) for k, scored in deals(log)],
         "live": live,
         "damage": log.damage,

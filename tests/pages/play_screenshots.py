@@ -37,13 +37,16 @@ MOMENTS: dict[str, Callable[[Json], bool]] = {
         s["phase"] == "playing" and s["tricks_played"] >= 1 and 0 in s["to_act"]
     ),
     "bestia": lambda s: s["phase"] == "exchanging" and 0 in s["to_act"],
+    "bestia-tricks": lambda s: (
+        s["phase"] == "playing" and s["tricks_played"] >= 1 and 0 in s["to_act"]
+    ),
     "oh-quay": lambda s: s["phase"] == "loading" and 0 in s["to_act"] and s["turn"] >= 4,
 }
 
 
 def reach(client: Any, kind: str, seed: int) -> Any:
     for attempt in range(40):
-        table = open_table(client, kind)
+        table = open_table(client, kind.removesuffix("-tricks"))
         rng = random.Random(f"{seed}-{attempt}")
         while (now := state(client, table))["status"] != "finished":
             if MOMENTS[kind](now) and (0 in now["to_act"] or kind == "bottle-imp"):
