@@ -11,14 +11,17 @@ import json
 import re
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
 from service.pages.session import csrf_token
 from tests.pages.tables import (
+    KINDS,
     ORGANISER,
     Table,
     browser_of,
     embedded,
+    moves,
     open_page,
     open_table,
     play,
@@ -188,3 +191,36 @@ def test_the_public_page_offers_no_move(client: FlaskClient) -> None:
     assert page_actions(page) == []
     assert "data-pick=" not in page
     assert embedded(page)["live"]["csrf"] is None
+
+
+def canonical(actions: list[Json]) -> set[str]:
+    return {json.dumps(a, sort_keys=True) for a in actions}
+
+
+def offered(page: str) -> tuple[set[str], set[str]]:
+    """The moves a page offers: complete ones (``data-action``) and those its builders
+    build (their ``data-actions``)."""
+    built = [
+        a
+        for found in re.findall(r"data-actions='([^']*)'", page)
+        for a in json.loads(html.unescape(found))
+    ]
+    return canonical(page_actions(page)), canonical(built)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_seat_page_offers_exactly_its_legal_actions(client: FlaskClient, kind: str) -> None:
+    """Throughout a match, each seat's page offers every legal action of the seat and no
+    other: as an element to tap, or as the result of one of its builders."""
+    table = open_table(client, kind)
+    for n, _ in enumerate([None, *moves(client, table, seed=kind)]):
+        if n % 3 or n > 90:
+            continue
+        for seat, token in enumerate(table.tokens):
+            if token is None:
+                continue
+            legal = canonical(state(client, table, seat)["legal_actions"])
+            page = open_page(client, table, seat).get_data(as_text=True)
+            tapped, built = offered(page)
+            assert tapped | built == legal, (kind, seat, n)
+            assert not tapped & built, "a move offered twice"
