@@ -12,24 +12,20 @@ On failure each open page is saved under ``tests/artifacts/`` at phone and deskt
 from __future__ import annotations
 
 import random
-import re
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from flask import Flask
 
 from tests.factories import table_body
-from tests.pages.conftest import ARTIFACTS
+from tests.pages.conftest import Phones
 from tests.pages.tables import ORGANISER, Table, state
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page
+    from playwright.sync_api import Page
 
 Json = dict[str, Any]
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
 
 
@@ -38,49 +34,6 @@ def expect(target: Any) -> Any:
 
     playwright_expect.set_options(timeout=10_000)
     return playwright_expect(target)
-
-
-class Phones:
-    """One browser context per human seat, at a phone's size; on failure every page is
-    saved at phone and at desktop size."""
-
-    def __init__(self, browser: Browser) -> None:
-        self.browser = browser
-        self.contexts: list[BrowserContext] = []
-        self.errors: list[str] = []
-
-    def open(self, url: str) -> Page:
-        context = self.browser.new_context(viewport=PHONE, has_touch=True)
-        context.set_default_timeout(10_000)
-        context.on("weberror", lambda error: self.errors.append(str(error.error)))
-        self.contexts.append(context)
-        page = context.new_page()
-        page.goto(url)
-        return page
-
-    def save(self, name: str) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        for c, context in enumerate(self.contexts):
-            for p, page in enumerate(context.pages):
-                for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
-                    page.set_viewport_size(viewport)
-                    path = ARTIFACTS / f"{name}-{c}-{p}-{size}.png"
-                    page.screenshot(path=str(path), full_page=True)
-
-
-@pytest.fixture
-def phones(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Phones]:
-    opened = Phones(browser)
-    yield opened
-    failed = any(
-        getattr(getattr(request.node, f"report_{when}", None), "failed", False)
-        for when in ("setup", "call")
-    )
-    if failed:
-        opened.save(re.sub(r"[^\w.-]+", "_", request.node.nodeid))
-    for context in opened.contexts:
-        context.close()
-    assert not opened.errors, f"errors in the page's script: {opened.errors}"
 
 
 def open_table(app: Flask, body: Json) -> Table:
