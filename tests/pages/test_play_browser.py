@@ -196,3 +196,25 @@ def test_a_token_link_leaves_no_token_in_the_page(
     assert state(live_app.test_client(), table)["status"] == "waiting_for_deal"
     page.locator('[data-action=\'{"type": "deal"}\']').click()
     expect(page.locator("#table")).to_have_attribute("data-status", "in_deal")
+
+
+def test_a_stale_page_shows_the_refusal_and_catches_up(
+    phones: Phones, live_app: Flask, base_url: str
+) -> None:
+    """A move tapped on a page that missed the news is refused (If-Match): the page says
+    so in words, not as raw JSON, and then shows the table as it is."""
+    table = open_table(live_app, table_body(seats=seats(4, 4)))
+    page = phones.open(f"{base_url}/tables/{table.id}/view?token={table.tokens[0]}")
+    expect(page.locator("#turn")).to_have_text("Your deal.")
+    page.route("**/view/news*", lambda route: route.abort())  # the page hears nothing
+    client = live_app.test_client()
+    dealt = client.post(f"/tables/{table.id}/actions", json={"type": "deal"}, headers=ORGANISER)
+    assert dealt.status_code == 201
+    page.locator("#table [data-action]").first.click()
+    error = page.locator("#act-error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("the table is at version")
+    assert "{" not in error.inner_text()
+    page.unroute("**/view/news*")
+    expect(page.locator("#table")).to_have_attribute("data-status", "in_deal")
+    expect(page.locator("#turn")).to_contain_text("Your turn")
