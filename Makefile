@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 .PHONY: help install run test fuzz browser bench openapi worker lint clean
 
 help:
-	@echo "make run      serve on 127.0.0.1:$(PORT) with a jobs worker (installs, migrates, prints the organiser token)"
+	@echo "make run      serve on 127.0.0.1:$(PORT) with a jobs worker (installs, migrates, prints the organiser token and console link)"
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
@@ -44,8 +44,10 @@ var:
 run: install | var
 	@if [ -n "$${CARDLEDGER_ADMIN_TOKEN:-}" ]; then \
 	  echo "Organiser token: taken from CARDLEDGER_ADMIN_TOKEN"; \
+	  echo "Organiser's console: http://127.0.0.1:$(PORT)/console?token=<CARDLEDGER_ADMIN_TOKEN>"; \
 	else \
-	  token="$$($(BIN)/cardledger token)" && echo "Organiser token (var/admin-token): $$token"; \
+	  token="$$($(BIN)/cardledger token)" && echo "Organiser token (var/admin-token): $$token" && \
+	  echo "Organiser's console: http://127.0.0.1:$(PORT)/console?token=$$token"; \
 	fi
 	$(BIN)/alembic upgrade head
 	exec $(BIN)/cardledger serve --port $(PORT) --workers $(WORKERS) --threads $(THREADS) \

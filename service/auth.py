@@ -8,19 +8,17 @@ timing reveals nothing about a secret.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import secrets
-from collections.abc import Iterable
 
 from flask import current_app, request
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, select
 
 from domain.table import ORGANISER, Viewer
 from service.config import Config
 from service.db import get_database
 from service.errors import ApiError
 from service.models import seat_tokens
+from service.seattokens import hash_token, issue_seat_tokens, new_token
 
 __all__ = [
     "ORGANISER",
@@ -33,14 +31,6 @@ __all__ = [
     "viewer_of",
     "viewer_of_token",
 ]
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def bearer() -> str | None:
@@ -66,22 +56,6 @@ def require_organiser() -> None:
         raise ApiError(401, "unauthorized", "this needs the organiser's token")
     if not is_organiser(token):
         raise ApiError(403, "forbidden", "only the organiser may do this")
-
-
-def issue_seat_tokens(
-    connection: Connection, table_id: str, seats: Iterable[int]
-) -> dict[int, str]:
-    """New tokens for these seats of a table; only their hashes are stored."""
-    tokens = {seat: new_token() for seat in seats}
-    if tokens:
-        connection.execute(
-            insert(seat_tokens),
-            [
-                {"table_id": table_id, "seat": s, "token_hash": hash_token(t)}
-                for s, t in tokens.items()
-            ],
-        )
-    return tokens
 
 
 def require_player(table_id: str, why: str) -> Viewer:

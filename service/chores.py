@@ -11,8 +11,8 @@ cardledger = AppGroup("cardledger", help="Card Ledger chores on the app's databa
 
 @cardledger.command("rebuild-projections")
 def rebuild_projections_command() -> None:
-    """Delete every projection row (players, tournaments, standings, ratings) and
-    recompute it from the event streams, in one transaction."""
+    """Delete every projection row (players, tournaments, standings, ratings, table
+    summaries, bot turns) and recompute it from the event streams, in one transaction."""
     from service.db import get_database
     from service.projections import rebuild_projections
 

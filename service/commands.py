@@ -11,9 +11,8 @@ import uuid
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, current_app
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.exc import IntegrityError
 
@@ -25,7 +24,6 @@ from domain.shuffle import seed_commitment
 from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from domain.upcast import current_schema
 from service import followups
-from service.auth import issue_seat_tokens
 from service.db import get_database
 from service.eventstore import (
     EventStore,
@@ -35,17 +33,23 @@ from service.eventstore import (
     canonical_json,
 )
 from service.failures import Forbidden, NotFound, Unauthorized, Unprocessable
+from service.house import resources
 from service.models import idempotency_keys
 from service.players import check_seat_players
-from service.projections import after_table_events, project_bot_turn
+from service.projections import after_table_events, project_opened_table
+from service.seattokens import issue_seat_tokens
 from service.tablelog import TableLog, TableLogs, bot_to_move, damaged
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 LOGS_KEY = "cardledger.tablelogs"
 
 
 def table_logs(app: Flask | None = None) -> TableLogs:
-    app = app or current_app
-    logs: TableLogs = app.extensions.setdefault(LOGS_KEY, TableLogs())
+    """The cached table logs of ``app``, or of the house the caller runs in."""
+    found = app.extensions if app is not None else resources()
+    logs: TableLogs = found.setdefault(LOGS_KEY, TableLogs())
     return logs
 
 
@@ -100,7 +104,7 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
         tokens = issue_seat_tokens(connection, table_id, humans)
         log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
-        project_bot_turn(connection, log)  # a bot that deals first: the sweep's to resume
+        project_opened_table(connection, log)  # its summary; a bot that deals first: the sweep's
     table_logs().remember(log)
     if own_transaction:  # else the caller's transaction is still open: the caller schedules
         followups.after_commit(followups.TABLE_CHANGED, log)
@@ -238,7 +242,8 @@ def _act_once(
             _fold(rules, log.state, events),
         )
         waited = bot_to_move(log) is not None
-        after_table_events(connection, after, events, waited)  # standings, ratings, bot_turns
+        # standings, ratings, bot_turns, the table's summary
+        after_table_events(connection, after, events, waited, log.state)
         accepted = Accepted(
             201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}
         )

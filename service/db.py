@@ -1,4 +1,4 @@
-"""One SQLAlchemy engine and session factory per Flask app.
+"""One SQLAlchemy engine and session factory per app (or per house: ``service.house``).
 
 Per app rather than global so tests can run several apps on different databases side by side.
 """
@@ -17,16 +17,17 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from flask import Flask, current_app
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import PROJECT_ROOT
+from service.house import Resources, resources
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
+    from flask import Flask
 
 EXTENSION_KEY = "cardledger.db"
 
@@ -208,19 +209,25 @@ class Database:
 
 
 def init_app(app: Flask, url: str) -> Database:
+    """The app's database (``app.extensions``)."""
+    return install(app.extensions, url)
+
+
+def install(resources: Resources, url: str) -> Database:
+    """A database on ``url`` among ``resources`` (an app's extensions, or a house of its own)."""
     engine = make_engine(url)
     path = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
     writer = (
         SQLiteWriter(engine, Path(path + ".writer-lock")) if path and path != ":memory:" else None
     )
     database = Database(engine, sessionmaker(engine, expire_on_commit=False), writer)
-    app.extensions[EXTENSION_KEY] = database
+    resources[EXTENSION_KEY] = database
     return database
 
 
 def get_database(app: Flask | None = None) -> Database:
-    """The database of `app`, or of the app handling the current request."""
-    database: Database = (app or current_app).extensions[EXTENSION_KEY]
+    """The database of `app`, or of the house the caller runs in (``service.house``)."""
+    database: Database = (app.extensions if app is not None else resources())[EXTENSION_KEY]
     return database
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, current_app
+from service.house import Resources, resources
 
 TABLE_CHANGED = "table_changed"
 
@@ -26,14 +26,15 @@ KEY = "cardledger.followups"
 Handler = Callable[..., None]
 
 
-def register(app: Flask, kind: str, handler: Handler) -> None:
-    """Make ``handler`` what follows a committed change of ``kind`` in ``app``."""
-    app.extensions.setdefault(KEY, {})[kind] = handler
+def register(house: Resources, kind: str, handler: Handler) -> None:
+    """Make ``handler`` what follows a committed change of ``kind`` in ``house`` (an app's
+    extensions, or a house of its own: ``service.house``)."""
+    house.setdefault(KEY, {})[kind] = handler
 
 
 def after_commit(kind: str, *args: Any) -> None:
     """Run what follows a committed change of ``kind`` (call it only once committed)."""
-    handlers: dict[str, Handler] = current_app.extensions.get(KEY, {})
+    handlers: dict[str, Handler] = resources().get(KEY, {})
     try:
         handler = handlers[kind]
     except KeyError:

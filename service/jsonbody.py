@@ -4,7 +4,7 @@ Python's ``json`` recurses once per nesting level, so 100,000 brackets end in a
 ``RecursionError`` (a 500), and it keeps the last of two equal keys, so a body could say one
 thing to a reader and another to us. Every JSON a client sends goes through :func:`loads`,
 which refuses both with a 400 before ``json`` sees the text: request bodies through
-``ClientJsonProvider`` (the app's ``json``, used by ``request.get_json``), each line of an
+``service.app.ClientJsonProvider`` (the app's ``json``: ``request.get_json``), each line of an
 import through ``service.audit.parse_export``. Sizes are refused earlier still, from
 ``Content-Length`` or while a chunked body streams in (werkzeug's ``max_content_length``,
 set by ``service.app`` and the import route), and only once the caller's token is checked.
@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-
-from flask.json.provider import DefaultJSONProvider
 
 #: Largest request body of any other route, in bytes: an action is under 1 KiB, a new table
 #: or tournament a few KiB; this leaves room and still costs nothing to read.
@@ -105,10 +103,3 @@ def loads(data: str | bytes, *, line: int | None = None) -> Any:
             limit=MAX_DEPTH,
         )
     return json.loads(text, object_pairs_hook=_unique_keys(line))
-
-
-class ClientJsonProvider(DefaultJSONProvider):
-    """Flask's JSON, reading with :func:`loads`: every ``request.get_json`` goes through it."""
-
-    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
-        return loads(s)

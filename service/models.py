@@ -93,6 +93,23 @@ players = Table(
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
     Column("rated_tables", Integer, nullable=False),
+    Index("ix_players_newest", "created_at", "id"),  # GET /players pages newest first
+)
+
+# One row per table: what its public summary shows that changes as it is played (the rest
+# is its ``TableOpened``), so ``GET /tables`` lists and filters without folding a table.
+# Written only when one of these changes, never for a mere move.
+table_summaries = Table(
+    "table_summaries",
+    metadata,
+    Column("table_id", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("created_at", String(32), nullable=False),
+    Column("status", String(24), nullable=False),  # waiting_for_deal | in_deal | finished
+    Column("deal", Integer, nullable=False),
+    Column("totals", Text, nullable=False),  # JSON list
+    Column("ranking", Text),  # JSON list, null until the match ends
+    Index("ix_table_summaries_newest", "created_at", "table_id"),
+    Index("ix_table_summaries_status", "status", "created_at", "table_id"),
 )
 
 tournaments = Table(
@@ -105,6 +122,7 @@ tournaments = Table(
     Column("rounds_played", Integer, nullable=False),
     Column("version", Integer, nullable=False),
     Column("created_at", String(32), nullable=False),
+    Index("ix_tournaments_newest", "created_at", "id"),  # GET /tournaments
 )
 
 tournament_tables = Table(
@@ -114,6 +132,7 @@ tournament_tables = Table(
     Column("tournament_id", String(64), ForeignKey("streams.id"), nullable=False),
     Column("round", Integer, nullable=False),
     Column("number", Integer, nullable=False),
+    Index("ix_tournament_tables_round", "tournament_id", "round", "number"),
 )
 
 standings = Table(

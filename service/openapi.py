@@ -21,6 +21,7 @@ from service.config import PROJECT_ROOT
 from service.jsonbody import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY
 from service.schemas import HealthSchema, ProblemSchema
 from service.schemas import jobs as j
+from service.schemas import lists as ls
 from service.schemas import tables as t
 from service.schemas import tournaments as tn
 from service.schemas.common import SigningKeySchema
@@ -55,6 +56,11 @@ SCHEMAS = {
     "PlayerCreate": tn.PlayerCreateSchema,
     "Player": tn.PlayerSchema,
     "Ladder": tn.LadderSchema,
+    "TablePage": ls.TablePageSchema,
+    "TournamentPage": ls.TournamentPageSchema,
+    "PlayerPage": ls.PlayerPageSchema,
+    "RoundSeating": ls.RoundSeatingSchema,
+    "SeatToken": ls.SeatTokenSchema,
 }
 #: Error responses the routes refer to as ``#/components/responses/<name>``.
 RESPONSES = {

@@ -1,5 +1,6 @@
 """Read models kept beside the event streams: players and their ratings, tournaments,
-their tables and their standings, and the tables waiting on a bot (``bot_turns``).
+their tables and their standings, each table's changing summary (``table_summaries``)
+and the tables waiting on a bot (``bot_turns``).
 
 Every writer updates them in the transaction that appends the events they follow from,
 and ``rebuild_projections`` recomputes them all from the streams alone (the command
@@ -11,6 +12,7 @@ the rebuilt rows cannot differ.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -25,12 +27,20 @@ from domain.tournament.ratings import rated_places as _rated_places
 from domain.tournament.state import Tournament
 from service.eventstore import EventStore, NewEvent, StreamNotFound
 from service.failures import ApplicationError
-from service.models import bot_turns, players, standings, streams, tournament_tables, tournaments
+from service.models import (
+    bot_turns,
+    players,
+    standings,
+    streams,
+    table_summaries,
+    tournament_tables,
+    tournaments,
+)
 from service.tablelog import TableLog, TableLogs, bot_to_move
 from service.tournamentlog import TournamentLog, append, fresh, tournament_logs
 
 RATINGS = "ratings"  # the ledger stream: one TableRated per rated table, in rating order
-PROJECTIONS = (standings, tournament_tables, tournaments, players, bot_turns)
+PROJECTIONS = (standings, tournament_tables, tournaments, players, bot_turns, table_summaries)
 
 
 # --- tournaments -----------------------------------------------------------------------------
@@ -222,16 +232,60 @@ def _ledger(connection: Connection, head: tuple[int, str] | None, event: NewEven
 
 
 def after_table_events(
-    connection: Connection, log: TableLog, events: Sequence[Any], waited: bool = False
+    connection: Connection,
+    log: TableLog,
+    events: Sequence[Any],
+    waited: bool = False,
+    before: Any = None,
 ) -> None:
     """Called by ``service.commands`` right after a table's events are appended, in the
     same transaction: a ``MatchEnded`` tells the table's tournament (if any) and rates the
-    table's players, so standings and ratings never lag behind the tables; and the
-    table's ``bot_turns`` row follows (``waited``: a bot was to move before the events)."""
+    table's players, so standings and ratings never lag behind the tables; the table's
+    ``bot_turns`` row follows (``waited``: a bot was to move before the events), and its
+    summary row (``before``: the state before the events)."""
     for event in events:
         if type(event) is MatchEnded:
             _match_ended(connection, log.id, log.opened.seats, event)
     project_bot_turn(connection, log, waited)
+    project_table(connection, log, before)
+
+
+def project_opened_table(connection: Connection, log: TableLog) -> None:
+    """The read models of a table just opened or imported: its summary and, when a bot
+    is the first to move, its ``bot_turns`` row."""
+    project_table(connection, log)
+    project_bot_turn(connection, log)
+
+
+# --- table summaries -------------------------------------------------------------------------
+
+
+def headline(log: TableLog, state: Any = None) -> dict[str, Any]:
+    """What a table's public summary shows that play changes: ``status``, ``deal``,
+    ``totals`` and ``ranking``, from the public view (no hidden card can be in it)."""
+    shown = log.rules.view(log.state if state is None else state, None)
+    return {key: shown[key] for key in ("status", "deal", "totals", "ranking")}
+
+
+def project_table(connection: Connection, log: TableLog, before: Any = None) -> None:
+    """Keep ``log``'s ``table_summaries`` row; ``before``: the state the row was written
+    for (None: a table just opened, or one whose row may be missing). Only a change of the
+    headline writes, so an ordinary move costs no statement."""
+    now = headline(log)
+    if before is not None and headline(log, before) == now:
+        return
+    values = {
+        "status": now["status"],
+        "deal": now["deal"],
+        "totals": json.dumps(now["totals"]),
+        "ranking": None if now["ranking"] is None else json.dumps(now["ranking"]),
+    }
+    moved = connection.execute(
+        update(table_summaries).where(table_summaries.c.table_id == log.id).values(values)
+    )
+    if moved.rowcount == 0:
+        row = {"table_id": log.id, "created_at": log.rows[0].recorded_at, **values}
+        connection.execute(_insert_once(connection, table_summaries, row))
 
 
 # --- tables waiting on a bot -----------------------------------------------------------------
@@ -301,15 +355,15 @@ def rebuild_projections(connection: Connection) -> dict[str, int]:
             project_tables(connection, log, range(1, len(log.state.rounds) + 1))
             counts["tournaments"] += 1
     counts["rated_tables"] = _replay_ratings(connection, store)
-    counts["bot_turns"] = _replay_bot_turns(connection, kinds)
+    counts["bot_turns"], counts["tables"] = _replay_tables(connection, kinds)
     return counts
 
 
-def _replay_bot_turns(connection: Connection, kinds: Sequence[Any]) -> int:
-    """Fold every table and list those a bot must move at (as far as its log can be
-    read: a table whose opening cannot be is left out)."""
+def _replay_tables(connection: Connection, kinds: Sequence[Any]) -> tuple[int, int]:
+    """Fold every table: its summary row, and whether a bot must move at it (as far as
+    its log can be read: a table whose opening cannot be is left out)."""
     logs = TableLogs()  # this rebuild's own: no other process's cache in the way
-    waiting = []
+    waiting, summed = [], 0
     for stream_id, kind in kinds:
         if kind != "table":
             continue
@@ -317,11 +371,13 @@ def _replay_bot_turns(connection: Connection, kinds: Sequence[Any]) -> int:
             log = logs.load(connection, stream_id)
         except ApplicationError:
             continue
+        project_table(connection, log)
+        summed += 1
         if bot_to_move(log) is not None:
             waiting.append({"table_id": stream_id})
     if waiting:
         connection.execute(insert(bot_turns), waiting)
-    return len(waiting)
+    return len(waiting), summed
 
 
 def _replay_ratings(connection: Connection, store: EventStore) -> int:

@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -45,9 +45,12 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
-from flask import Flask, current_app
 
+from service.house import CONFIG_KEY, resources
 from service.varfiles import read_secret
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 MESSAGE_PREFIX = "cardledger-head:v1"
 SIGNING_KEY_FILE = "signing-key"
@@ -160,13 +163,13 @@ class Keyring:
 def keyring(app: Flask | None = None) -> Keyring:
     """The app's keyring, built once from its configuration; without a configured key, the
     one in ``var/signing-key``, generated now if need be (only a server that signs has one)."""
-    app = app or current_app
-    found: Keyring | None = app.extensions.get(EXTENSION_KEY)
+    house = app.extensions if app is not None else resources()
+    found: Keyring | None = house.get(EXTENSION_KEY)
     if found is None:
-        config = app.config["CARDLEDGER"]
+        config = house[CONFIG_KEY]
         private = config.signing_key or ensure_signing_key({}, config.var_dir)[0]
         found = Keyring.build(private, config.trusted_keys)
-        app.extensions[EXTENSION_KEY] = found
+        house[EXTENSION_KEY] = found
     return found
 
 

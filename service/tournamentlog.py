@@ -13,9 +13,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, current_app
 from sqlalchemy import Connection
 
 from domain.events import event_type, to_data
@@ -23,6 +22,10 @@ from domain.tournament.events import decode
 from domain.tournament.state import Tournament, fold
 from service.eventstore import EventStore, NewEvent, StoredEvent, StreamNotFound
 from service.failures import NotFound
+from service.house import resources
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 KIND = "tournament"
 LOGS_KEY = "cardledger.tournamentlogs"
@@ -94,8 +97,9 @@ class TournamentLogs:
 
 
 def tournament_logs(app: Flask | None = None) -> TournamentLogs:
-    app = app or current_app
-    logs: TournamentLogs = app.extensions.setdefault(LOGS_KEY, TournamentLogs())
+    """The cached tournament logs of ``app``, or of the house the caller runs in."""
+    found = app.extensions if app is not None else resources()
+    logs: TournamentLogs = found.setdefault(LOGS_KEY, TournamentLogs())
     return logs
 
 

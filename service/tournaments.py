@@ -16,19 +16,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from domain.errors import RuleViolation
 from domain.tournament import decide as tournament
 from domain.tournament.decide import AddEntry, FinishTournament, WithdrawEntry
-from domain.tournament.state import Entry
+from domain.tournament.state import Entry, Tournament
 from service import followups
-from service.commands import CreatedTable, create_table
+from service.commands import CreatedTable, create_table, table_logs
 from service.db import get_database
 from service.failures import Conflict, NotFound, Unprocessable
 from service.models import standings, tournaments
 from service.players import player_names
-from service.projections import project_tables, project_tournament
+from service.projections import headline, project_tables, project_tournament
 from service.tournamentlog import TournamentLog, append, start, tournament_logs
 
 #: Domain codes that mean "not now" (409) or "no such thing" (404 ``not_found``); the
@@ -37,6 +37,31 @@ CONFLICT = frozenset(
     {"round_in_progress", "tournament_finished", "entry_withdrawn", "not_enough_entries"}
 )
 NOT_FOUND = frozenset({"unknown_entry"})
+
+
+def still_playing(state: Tournament) -> list[dict[str, Any]]:
+    """The current round's tables still playing, by number: ``[{"table", "id"}]``."""
+    played = state.current
+    if played is None:
+        return []
+    return [
+        {"table": t.number, "id": t.table} for t in played.tables if t.table not in played.results
+    ]
+
+
+def _round_in_progress(state: Tournament, doing: str) -> None:
+    """Refuse ``doing`` while the current round plays on, naming its tables still playing
+    (the organiser's console shows where to go): 409 ``round_in_progress``."""
+    if not state.in_progress:
+        return
+    tables = still_playing(state)
+    numbers = ", ".join(str(t["table"]) for t in tables)
+    raise Conflict(
+        f"round {len(state.rounds)} has tables still playing ({numbers}): {doing} waits "
+        "until they have finished",
+        "round_in_progress",
+        extra={"round": len(state.rounds), "tables": tables},
+    )
 
 
 @contextmanager
@@ -100,6 +125,8 @@ def finish_tournament(tournament_id: str) -> TournamentLog:
     """End the tournament between rounds (an open-ended one, or one cut short)."""
     with get_database().writing() as connection:
         log = tournament_logs().load(connection, tournament_id, lock=True)
+        if not log.state.finished:
+            _round_in_progress(log.state, "finishing the tournament")
         with _rules():
             events = tournament.decide(log.state, FinishTournament())
         log = append(connection, log, events)
@@ -120,6 +147,8 @@ def seat_round(tournament_id: str) -> SeatedRound:
     """Seat the next round and open its tables, all in one transaction."""
     with get_database().writing() as connection:
         log = tournament_logs().load(connection, tournament_id, lock=True)
+        if not log.state.finished:
+            _round_in_progress(log.state, "seating the next round")
         with _rules():
             seating = tournament.plan_round(log.state)
         specs = tournament.table_specs(log.state, seating)
@@ -147,3 +176,55 @@ def read_standings(tournament_id: str) -> tuple[Any, Sequence[Any]]:
             .order_by(standings.c.position)
         ).all()
     return summary, rows
+
+
+def round_seating(connection: Connection, tournament_id: str, round_number: int) -> dict[str, Any]:
+    """Who sits where in round ``round_number`` and how each table stands: ``{"round",
+    "finished", "tables": [{"table", "id", "status", "seats", "to_act"}], "byes"}``, where
+    ``to_act`` lists the seats the table waits for (empty once finished). A table still
+    playing is read through the per-process cache of table logs; a finished one not at all.
+    """
+    log = tournament_logs().load(connection, tournament_id)
+    state = log.state
+    if not 1 <= round_number <= len(state.rounds):
+        raise NotFound(
+            f"tournament {tournament_id} has {len(state.rounds)} rounds seated, "
+            f"not round {round_number}"
+        )
+    played = state.rounds[round_number - 1]
+    bot = state.config.fill_with_bots or "random"
+    tables = []
+    for seated in played.tables:
+        if seated.table in played.results:
+            shown, to_act = "finished", []
+        else:
+            table = table_logs().load(connection, seated.table)
+            shown = headline(table)["status"]
+            to_act = [] if shown == "finished" else list(table.rules.to_act(table.state))
+        seats = []
+        for seat, entry in enumerate(seated.seats):
+            person = state.entries[entry] if entry is not None else None
+            seats.append(
+                {
+                    "seat": seat,
+                    "name": person.name if person else None,
+                    "entry": entry,
+                    "player_id": person.player_id if person else None,
+                    "bot": None if person else bot,
+                }
+            )
+        tables.append(
+            {
+                "table": seated.number,
+                "id": seated.table,
+                "status": shown,
+                "seats": seats,
+                "to_act": to_act,
+            }
+        )
+    return {
+        "round": played.number,
+        "finished": played.finished,
+        "tables": tables,
+        "byes": [{"entry": e, "name": state.entries[e].name} for e in played.byes],
+    }

@@ -22,7 +22,8 @@ class GameSpec:
 
     ``rules`` is the decider module (``initial_state``, ``decide``, ``evolve``,
     ``legal_actions``, ``to_act``, ``view``, ``visible_events``, ``parse``, ``body``,
-    ``action_of``, ``check_options``, ``default_match``, ``EVENT_TYPES``, ``cards_of``).
+    ``action_of``, ``check_options``, ``default_match``, ``EVENT_TYPES``, ``cards_of``,
+    ``whereabouts`` and ``deck_of``: where each card of the deal lies, and the deck).
     ``bots`` is the dotted path of the module with its ``heuristic`` and ``montecarlo``
     choosers (a path, since bot modules import the game's own modules). ``deck`` is every
     card of the game as the views name it (for the pages' face templates). ``upcasters``

@@ -5,7 +5,10 @@ Match points per table, by final place among the ranked players: with ``n`` rank
 the points of the places they span equally. Bots and unranked seats (Lopaka) take no
 points and push nobody down. Standings order: match points, total game score, the sum
 of opponents' match points (Buchholz), head-to-head among those still equal; still
-equal → the same rank ("1, 2, 2, 4").
+equal → the same rank ("1, 2, 2, 4"). An entry that withdrew before it played a table
+or sat out a round has no result to rank: it is listed after everyone who has one, all
+such entries sharing the rank after the last (``Row.unranked``), and it takes no part in
+anyone's tie-breaks.
 
 Points are counted in ``UNIT``ths so that shared places stay exact integers: a place
 shared by up to eight players (the largest table) divides 840 evenly.
@@ -81,6 +84,11 @@ def table_units(result: Result, by_place: Sequence[int] | None = None) -> dict[i
     return {entry: pts for (entry, _), pts in zip(ranked, earned, strict=True)}
 
 
+def unranked(withdrawn: bool, tables: int, byes: int) -> bool:
+    """Withdrew before any result (no table played, no round sat out): nothing to rank."""
+    return withdrawn and not tables and not byes
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One line of the standings; points in units (``shown`` prints them)."""
@@ -96,6 +104,7 @@ class Row:
     byes: int
     buchholz: int
     head_to_head: int | None  # None: not tied on the first three keys
+    unranked: bool = False  # withdrew before any result: listed last, not ranked
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,20 +147,27 @@ def standings(
         points[entry] += bye_value
         sat_out[entry] += 1
     buchholz = {e: sum(points[o] for o in met[e]) for e in people}
+    gone = {e for e, p in people.items() if unranked(p.withdrawn, played[e], sat_out[e])}
+    ranked = [e for e in people if e not in gone]
 
-    key = {e: (points[e], score[e], buchholz[e]) for e in people}
+    key = {e: (points[e], score[e], buchholz[e]) for e in ranked}
     tied = _tied_groups(key)
     h2h = _head_to_head(finished, key, tied)
 
     def order(e: int) -> tuple:
+        if e in gone:
+            return (1, 0, 0, 0, 0, people[e].name.casefold(), e)
         p, s, b = key[e]
-        return (-p, -s, -b, -h2h.get(e, 0), people[e].name.casefold(), e)
+        return (0, -p, -s, -b, -h2h.get(e, 0), people[e].name.casefold(), e)
 
     ordered = sorted(people, key=order)
     rows: list[Row] = []
     for i, e in enumerate(ordered):
         before = ordered[i - 1] if i else None
-        same = before is not None and (key[e], h2h.get(e)) == (key[before], h2h.get(before))
+        if e in gone:
+            same = before in gone
+        else:
+            same = before is not None and (key[e], h2h.get(e)) == (key[before], h2h.get(before))
         rank = rows[-1].rank if same else i + 1
         person = people[e]
         rows.append(
@@ -167,6 +183,7 @@ def standings(
                 byes=sat_out[e],
                 buchholz=buchholz[e],
                 head_to_head=h2h.get(e),
+                unranked=e in gone,
             )
         )
     return rows

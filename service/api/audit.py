@@ -22,7 +22,7 @@ from service.eventstore import EventStore, StoredEvent
 from service.imports import record_import
 from service.jsonbody import MAX_IMPORT_BODY
 from service.models import events, streams
-from service.projections import project_bot_turn
+from service.projections import project_opened_table
 from service.schemas.common import SigningKeySchema
 from service.signing import SignedHead, keyring
 
@@ -285,7 +285,7 @@ def import_table() -> tuple[dict[str, Any], int]:
             EventStore(connection).restore(table_id, "table", stored)
             record_import(connection, table_id, signer)
             log = table_logs().load(connection, table_id)
-            project_bot_turn(connection, log)  # a bot to move: the sweep resumes it
+            project_opened_table(connection, log)  # its summary; a bot to move: the sweep's
             humans = (s for s, seat in enumerate(log.opened.seats) if not seat.get("bot"))
             tokens = issue_seat_tokens(connection, table_id, humans)
     except IntegrityError:

@@ -13,6 +13,7 @@ JSON endpoints are in ``service.pages.play``.
 from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
+from werkzeug.wrappers import Response as BaseResponse
 
 from domain.audit import deal_history, deal_text
 from domain.table import ORGANISER, Viewer
@@ -20,11 +21,13 @@ from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
-from service.pages import games, listing, replay, session, tableview
+from service.pages import games, listing, replay, session, standings, tableview
 from service.pages.scenes import seat_names
 from service.tablelog import TableLog
 
 blueprint = Blueprint("pages", __name__)
+# the standings page is rendered by its route in ``service/api/tournaments.py``
+blueprint.add_app_template_global(standings.standings_page, "standings_page")
 
 
 def _load(table_id: str) -> tuple[TableLog, Viewer]:
@@ -34,7 +37,7 @@ def _load(table_id: str) -> tuple[TableLog, Viewer]:
     return log, viewer
 
 
-def _exchange(table_id: str) -> Response | None:
+def _exchange(table_id: str) -> BaseResponse | None:
     """A link's token: checked, stored in a cookie, and the clean address to go to."""
     with get_database().reading() as connection:
         return session.exchange_for_table(connection, table_id)
@@ -64,8 +67,16 @@ def home() -> Response:
     return _html(page)
 
 
+@blueprint.get("/favicon.ico")
+def favicon() -> Response:
+    """The pages' icon: a small SVG (browsers ask for ``/favicon.ico`` by name)."""
+    response = Response(render_template("pages/favicon.svg"), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 @blueprint.get("/tables/<id:table_id>/view")
-def table_page(table_id: str) -> Response:
+def table_page(table_id: str) -> BaseResponse:
     """A table as the viewer may see it, with the moves the viewer may make; follows the
     table by itself while the match runs (``service.pages.play``)."""
     if (moved := _exchange(table_id)) is not None:
@@ -77,7 +88,7 @@ def table_page(table_id: str) -> Response:
 
 
 @blueprint.get("/tables/<id:table_id>/deals/<int:deal>/replay")
-def replay_page(table_id: str, deal: int) -> Response:
+def replay_page(table_id: str, deal: int) -> BaseResponse:
     """Step through a deal event by event, every hand open: once the deal is scored for
     anyone, before that only for the organiser."""
     if (moved := _exchange(table_id)) is not None:

@@ -1,8 +1,9 @@
 """What the club's home page lists: the latest tables and tournaments.
 
 Straight from the ``streams`` table (newest first, capped) and each table's folded log,
-so the list is as fresh as the API. A table whose log cannot be read is listed as such
-rather than taking the whole page down.
+so the list is as fresh as the API; a tournament's table is named as the club calls it,
+"Spring cup · round 2 · table 3" (the ``tournament_tables`` projection). A table whose
+log cannot be read is listed as such rather than taking the whole page down.
 """
 
 from __future__ import annotations
@@ -16,11 +17,25 @@ from domain.games import SPECS
 from service.api.tables import summary
 from service.commands import table_logs
 from service.failures import ApplicationError
-from service.models import streams, tournaments
+from service.models import streams, tournament_tables, tournaments
 from service.pages.scenes import seat_names
 
 LIMIT = 20
 GAME_NAMES = {game_id: spec.name for game_id, spec in SPECS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """Where a tournament seated a table."""
+
+    tournament_id: str
+    tournament: str
+    round: int
+    number: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.tournament} · round {self.round} · table {self.number}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +47,7 @@ class TableRow:
     status: str = "unreadable"
     deal: int = 0
     players: tuple[tuple[str, int, int | None], ...] = ()  # name, total, place
+    seating: Seating | None = None  # None: a table opened on its own
 
     @property
     def running(self) -> bool:
@@ -42,11 +58,13 @@ class TableRow:
         return [name for name, _, place in self.players if place == 1]
 
 
-def _table_row(connection: Connection, table_id: str, created_at: str) -> TableRow:
+def _table_row(
+    connection: Connection, table_id: str, created_at: str, seating: Seating | None
+) -> TableRow:
     try:
         log = table_logs().load(connection, table_id)
     except ApplicationError:
-        return TableRow(table_id, created_at)
+        return TableRow(table_id, created_at, seating=seating)
     shown = summary(log)
     places = shown["ranking"] or [None] * len(shown["totals"])
     names = seat_names(log.opened)
@@ -58,18 +76,38 @@ def _table_row(connection: Connection, table_id: str, created_at: str) -> TableR
         shown["status"],
         shown["deal"],
         tuple(zip(names, shown["totals"], places, strict=True)),
+        seating,
     )
 
 
 def recent_tables(connection: Connection, limit: int = LIMIT) -> list[TableRow]:
-    """The ``limit`` most recently opened tables, newest first."""
+    """The ``limit`` most recently opened tables, newest first, each with its seating."""
     query = (
-        select(streams.c.id, streams.c.created_at)
+        select(
+            streams.c.id,
+            streams.c.created_at,
+            tournament_tables.c.tournament_id,
+            tournament_tables.c.round,
+            tournament_tables.c.number,
+            tournaments.c.name,
+        )
+        .select_from(
+            streams.outerjoin(
+                tournament_tables, tournament_tables.c.table_id == streams.c.id
+            ).outerjoin(tournaments, tournaments.c.id == tournament_tables.c.tournament_id)
+        )
         .where(streams.c.kind == "table")
         .order_by(streams.c.created_at.desc(), streams.c.id)
         .limit(limit)
     )
-    return [_table_row(connection, row.id, row.created_at) for row in connection.execute(query)]
+    rows = []
+    for row in connection.execute(query):
+        seating = None
+        if row.tournament_id is not None:
+            name = row.name or f"tournament {row.tournament_id[:8]}"
+            seating = Seating(row.tournament_id, name, row.round, row.number)
+        rows.append(_table_row(connection, row.id, row.created_at, seating))
+    return rows
 
 
 def recent_tournaments(connection: Connection, limit: int = LIMIT) -> list[dict[str, Any]]:

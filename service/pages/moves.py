@@ -273,7 +273,9 @@ def moves(
     organiser; nothing for the public or while the log is damaged."""
     if log.damage is not None or viewer is None:
         return []
-    seats = list(view["to_act"]) if viewer == ORGANISER else [viewer]
+    seats: list[int] = list(view["to_act"]) if viewer == ORGANISER else []
+    if isinstance(viewer, int):
+        seats = [viewer]
     out = []
     for seat in seats:
         groups = seat_moves(log, view, seat, names) if seat in view["to_act"] else []

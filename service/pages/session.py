@@ -19,8 +19,9 @@ import hashlib
 import hmac
 from urllib.parse import urlencode
 
-from flask import Response, redirect, request
+from flask import redirect, request
 from sqlalchemy import Connection
+from werkzeug.wrappers import Response
 
 from domain.table import ORGANISER, Viewer
 from service.auth import is_organiser, viewer_of_token

@@ -1,9 +1,9 @@
 """The contract every registered game keeps (``domain/games/registry.py``), checked for
 each game and each of its variants by playing whole matches of random legal actions
 through the same ``Rules`` the service uses: the event log replays (through JSON) to the
-live state, the same seed and choices give the same log, every legal action is accepted
-and actions out of turn or of no known type are refused, no view shows another seat's
-hand, and every match ends, ranked, with nothing left to do.
+live state, the same seed and choices give the same log, no event loses or copies a card,
+every legal action is accepted and actions out of turn or of no known type are refused, no
+view shows another seat's hand, and every match ends, ranked, with nothing left to do.
 
 What only one game has (its deck, its scoring, its rule codes, recorded deals, options)
 stays in its own ``test_<game>_properties.py``.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -148,6 +149,24 @@ def test_same_seed_and_choices_give_the_same_log(s: GameSpec, variant: str, d: D
     if isinstance(d.seed, int):  # an integer seed is its decimal string
         as_int = make_table(s, variant, d, int_seed=True)
         assert run(rules, as_int, random.Random(d.rng_seed))[1] == once[1]
+
+
+@pytest.mark.parametrize(("s", "variant"), CASES, ids=IDS)
+@budget(20)
+@given(d=draws)
+def test_every_event_keeps_each_card_in_one_place(s: GameSpec, variant: str, d: Draw) -> None:
+    """During a deal every card of the table's deck lies in exactly one place (a hand, a
+    pile, the trick, a pass on its way...): the game's ``whereabouts`` names them all."""
+    table, rules = make_table(s, variant, d), game(s.id)
+    for step in play_match(rules, table, random.Random(d.rng_seed)):
+        for event, after in zip(step.events, step.afters, strict=True):
+            if not after.deal:
+                continue
+            found, deck = Counter(rules.whereabouts(after)), Counter(rules.deck_of(after))
+            assert found == deck, (
+                f"after {event_type(event)}: missing {sorted(deck - found)}, "
+                f"extra {sorted(found - deck)}"
+            )
 
 
 def refused(rules: Rules, state: Any, action: Any) -> None:

@@ -169,3 +169,32 @@ def test_a_withdrawn_entry_keeps_its_results_and_is_marked() -> None:
         (1, "Ann", True, 1),
         (2, "Bo", False, 0),
     ]
+
+
+def test_an_entry_that_withdrew_before_any_result_is_listed_last_unranked() -> None:
+    """Bo and Ed withdrew before round 1: their 0 points and 0 score are no result, so
+    they do not rank above Di, who lost with a negative score, nor share a place with him."""
+    rows = standings(
+        people(A, B, C, D, E, withdrawn=[B, E]),
+        [duel(A, 10, C, 5), duel(C, 5, D, -5)],
+        [],
+        bye_value=0,
+    )
+    assert [(r.rank, r.name, r.unranked, shown(r.match_points)) for r in rows] == [
+        (1, "Ann", False, 1),
+        (2, "Cy", False, 1),
+        (3, "Di", False, 0),
+        (4, "Bo", True, 0),
+        (4, "Ed", True, 0),
+    ]
+
+
+def test_withdrawn_after_a_bye_or_a_table_stays_ranked() -> None:
+    rows = standings(
+        people(A, B, C, withdrawn=[A, C]), [duel(A, 0, B, 5)], [C], bye_value=units(0.5)
+    )
+    assert [(r.rank, r.name, r.unranked) for r in rows] == [
+        (1, "Bo", False),
+        (2, "Cy", False),
+        (3, "Ann", False),
+    ]

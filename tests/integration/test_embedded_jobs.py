@@ -103,6 +103,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]
         started.close()
 
 
+def test_make_run_prints_the_organisers_console_link(server: EmbeddedServer) -> None:
+    """The token comes from the environment here, so the link names it, never prints it."""
+    port = server.served.port
+    link = f"Organiser's console: http://127.0.0.1:{port}/console?token=<CARDLEDGER_ADMIN_TOKEN>"
+    assert link in server.served.output()
+    assert server.admin not in server.served.output()
+
+
 def test_health_says_jobs_go_through_the_sqlite_broker(server: EmbeddedServer) -> None:
     status, health = server.request("GET", "/health")
     assert (status, health) == (200, {"ok": True, "database": "ok", "broker": "ok",

@@ -21,11 +21,14 @@ from tests.helpers import make_test_app
 from tests.pages.browser import launch, serve
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 #: The sizes a failing page is saved at: a phone's and a desk's.
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+SIZES: dict[str, ViewportSize] = {
+    "phone": {"width": 390, "height": 844},
+    "desktop": {"width": 1280, "height": 800},
+}
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

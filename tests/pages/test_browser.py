@@ -129,7 +129,7 @@ def test_pages_and_standings_print_black_on_white(
     (played,) = seated["tables"]
 
     page.goto(f"{base_url}/")
-    page.locator(f'[data-tournament="{tournament}"] a', has_text="standings").click()
+    page.locator(f'[data-tournament="{tournament}"] a', has_text="Print night").click()
     page.wait_for_url(f"**/tournaments/{tournament}/standings.html")
     page.emulate_media(media="print")
     expect(page.locator("tbody tr")).to_have_count(4)

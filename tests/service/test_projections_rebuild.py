@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
 from flask import Flask
 from sqlalchemy import delete, select, update
 
-from service.db import get_database
-from service.models import players, standings, tournament_tables, tournaments
+from service.db import alembic_config, get_database
+from service.models import players, standings, table_summaries, tournament_tables, tournaments
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.service.tournament_play import (
@@ -32,7 +33,7 @@ from tests.service.tournament_play import (
     seat_round,
 )
 
-PROJECTIONS = (players, tournaments, tournament_tables, standings)
+PROJECTIONS = (players, tournaments, tournament_tables, standings, table_summaries)
 Snapshot = dict[str, list[tuple[Any, ...]]]
 
 
@@ -50,7 +51,8 @@ def snapshot(app: Flask) -> Snapshot:
 
 def club_history(app: Flask) -> None:
     """A finished Swiss with players, guests, byes, a withdrawal and a late entry; a round
-    robin left mid-round; and a rated table outside any tournament."""
+    robin left mid-round; a rated table outside any tournament; and a table in its first
+    deal where the director took points off a seat."""
     client = app.test_client()
     rng = random.Random("rebuild")
     members = [register(client, f"Member {i}") for i in range(6)]
@@ -76,6 +78,10 @@ def club_history(app: Flask) -> None:
     table = created(client.post("/tables", json=table_body(seats=seats), headers=ORGANISER))
     play_table(client, table["id"], rng)
 
+    ruled = created(client.post("/tables", json=table_body(), headers=ORGANISER))["id"]
+    for action in ({"type": "deal"}, {"type": "adjust", "seat": 1, "points": -5, "reason": "late"}):
+        created(client.post(f"/tables/{ruled}/actions", json=action, headers=ORGANISER))
+
 
 def rebuild(app: Flask) -> str:
     result = app.test_cli_runner().invoke(args=["cardledger", "rebuild-projections"])
@@ -100,6 +106,19 @@ def test_a_rebuild_repairs_lost_or_damaged_projection_rows(app: Flask) -> None:
         connection.execute(update(players).values(mu=0.0, rated_tables=99))
     assert snapshot(app) != kept
     rebuild(app)
+    assert snapshot(app) == kept
+
+
+def test_the_lists_migration_fills_table_summaries_as_play_does(
+    app: Flask, sqlite_url: str
+) -> None:
+    """Migration 0007 fills ``table_summaries`` from the tables already recorded: the rows
+    an upgrade writes are those the command path keeps."""
+    club_history(app)
+    kept = snapshot(app)
+    config = alembic_config(sqlite_url)
+    command.downgrade(config, "0006_bot_turns")
+    command.upgrade(config, "head")
     assert snapshot(app) == kept
 
 

@@ -15,6 +15,7 @@ from domain.games.bestia.decide import decide
 from domain.games.bestia.evolve import evolve, initial_state
 from domain.games.bestia.model import EVENT_TYPES, ORGANISER, State
 from domain.games.bestia.options import check_options
+from domain.games.bestia.places import deck_of, whereabouts
 from domain.games.bestia.view import view, visible_events
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
@@ -42,7 +43,10 @@ SPEC = GameSpec(
     players={options.STANDARD: (3, 4, 5, 6, 7, 8)},
     deck=tuple(rank + suit for suit in SUITS for rank in RANKS),
     bots="domain.bots.bestia",
-    options={name: takes for name, (_, takes) in options.VALID.items()},
+    options={
+        name: f"{takes} (default {options.shown(options.DEFAULTS[name])})"
+        for name, (_, takes) in options.VALID.items()
+    },
 )
 
 __all__ = [
@@ -59,6 +63,7 @@ __all__ = [
     "check_adjust",
     "check_options",
     "decide",
+    "deck_of",
     "default_match",
     "evolve",
     "initial_state",
@@ -68,4 +73,5 @@ __all__ = [
     "totals",
     "view",
     "visible_events",
+    "whereabouts",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain.deciding import check_seat, dispatch, expect_phase
 from domain.errors import RuleViolation
 from domain.games.bestia import layout
 from domain.games.bestia.cards import (
@@ -50,19 +51,8 @@ _new = tuple.__new__
 # --- shared checks ---------------------------------------------------------------------
 
 
-def _expect_phase(s: State, *phases: str) -> None:
-    if s.phase == "finished":
-        raise RuleViolation("match_finished", "the match is over; no more actions are taken")
-    if s.phase not in phases:
-        raise RuleViolation(
-            "wrong_phase", f"this action belongs to the {' or '.join(phases)} phase, not {s.phase}"
-        )
-
-
 def _check_seat(s: State, seat: object) -> int:
-    if type(seat) is not int or not 0 <= seat < s.table.players:
-        raise RuleViolation("unknown_seat", f"there is no seat {seat!r} at this table")
-    return seat
+    return check_seat(seat, s.table.players)
 
 
 def _check_turn(s: State, seat: int, expected: int, doing: str) -> None:
@@ -165,7 +155,7 @@ def _recorded(s: State, k: int, action: Deal) -> DealStarted:
 
 def _deal(s: State, action: Deal) -> list[Any]:
     """Rules 1–2: antes into the pot, then a seeded shuffle or a recorded deal."""
-    _expect_phase(s, "waiting_for_deal")
+    expect_phase(s.phase, "waiting_for_deal")
     if match_over(s):
         raise RuleViolation("match_finished", "the match is over; no more deals")
     k = s.deal + 1
@@ -205,7 +195,7 @@ def _declare(s: State, action: Declare) -> list[Any]:
 
 
 def _refuse_declare(s: State, action: Declare) -> None:
-    _expect_phase(s, "declaring")
+    expect_phase(s.phase, "declaring")
     seat = _check_seat(s, action.seat)
     _check_turn(s, seat, s.queue[0], "declare")
     raise RuleViolation("invalid_call", f"a declaration is 'play' or 'pass', not {action.call!r}")
@@ -271,7 +261,7 @@ def _exchange(s: State, action: Exchange) -> list[Any]:
     seat, values, raw_drawn = action
     queue = s.queue
     if s.phase != "exchanging" or type(seat) is not int or queue[0] != seat:
-        _expect_phase(s, "exchanging")
+        expect_phase(s.phase, "exchanging")
         _check_turn(s, _check_seat(s, seat), queue[0], "exchange")
     if not isinstance(values, tuple | list):
         raise RuleViolation("invalid_exchange", "the discard is a list of cards")
@@ -318,7 +308,7 @@ def _discard_mask(s: State, seat: int, values: tuple | list) -> int:
 def _play(s: State, action: Play) -> list[Any]:
     """Rule 6: in turn, a card the duties of play allow."""
     if s.phase != "playing":
-        _expect_phase(s, "playing")
+        expect_phase(s.phase, "playing")
     seat, card = action
     trick = s.trick
     order = s.order
@@ -367,7 +357,4 @@ _DECIDE: dict[type, Callable[[State, Any], list[Any]]] = {
 
 def decide(state: State, action: Any) -> list[Any]:
     """The events ``action`` causes in ``state``, or ``RuleViolation``."""
-    rule = _DECIDE.get(type(action))
-    if rule is None:
-        raise RuleViolation("unknown_action", f"Bestia has no action {action!r}")
-    return rule(state, action)
+    return dispatch("Bestia", _DECIDE, state, action)

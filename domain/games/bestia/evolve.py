@@ -80,6 +80,7 @@ def initial_state(table: Table) -> State:
         payments=None,
         outcome=None,
         ranking=None,
+        taken=0,
     )
 
 
@@ -97,12 +98,12 @@ _new = tuple.__new__
 (
     _RULES, _PHASE, _DEAL, _DEALER, _BALANCES, _POT, _ANTE, _TRUMPS, _MUESTRA, _SEEDED, _CALLS,
     _ACTIVE, _QUEUE, _STOCK, _LAID_ASIDE, _RESTOCKS, _EXCHANGES, _PANFILO_HOLDER, _HANDS,
-    _ORDER, _TRICK, _BEST, _WINNERS, _PAYMENTS, _OUTCOME, _RANKING,
+    _ORDER, _TRICK, _BEST, _WINNERS, _PAYMENTS, _OUTCOME, _RANKING, _TAKEN,
 ) = map(State._fields.index, (
     "rules", "phase", "deal", "dealer", "balances", "pot", "ante", "trumps", "muestra", "seeded",
     "calls", "active", "queue", "stock", "laid_aside", "restocks", "exchanges",
     "panfilo_holder", "hands", "order", "trick", "best", "winners", "payments", "outcome",
-    "ranking",
+    "ranking", "taken",
 ))  # fmt: skip
 assert tuple(range(_HANDS, _WINNERS)) == (_HANDS, _ORDER, _TRICK, _BEST), "sliced together"
 
@@ -128,6 +129,7 @@ def _deal_started(s: State, e: DealStarted) -> State:
     f[_MUESTRA] = CARD_ID[e.muestra]
     f[_SEEDED] = e.stock is not None
     f[_CALLS] = f[_EXCHANGES] = nobody
+    f[_TAKEN] = 0
     f[_ACTIVE] = f[_QUEUE] = ring
     f[_STOCK] = stock
     f[_LAID_ASIDE] = f[_RESTOCKS] = 0
@@ -227,10 +229,14 @@ def _card_played(s: State, e: CardPlayed) -> State:
 def _trick_completed(s: State, e: TrickCompleted) -> State:
     """Rule 6: the winner leads the next trick; after the fifth, settlement follows."""
     winners = (*s.winners, e.winner)
+    taken = s.taken | sum(map(BIT.__getitem__, s.trick))
     if len(winners) < HAND:
         order = layout.trick_order(s.active, e.winner)
-        return _new(State, (*s[:_HANDS], s.hands, order, (), -1, winners, *s[_WINNERS + 1 :]))
+        return _new(
+            State, (*s[:_HANDS], s.hands, order, (), -1, winners, *s[_WINNERS + 1 : _TAKEN], taken)
+        )
     f: list[Any] = list(s)
+    f[_TAKEN] = taken
     f[_PHASE] = "settling"
     f[_ORDER] = f[_TRICK] = ()
     f[_BEST] = -1

@@ -162,7 +162,8 @@ class State(NamedTuple):
     times the stock was renewed this deal. ``exchanges[seat]``: (discarded, drawn)
     names. ``order``: the seats of the current trick in play order, ``trick`` its card
     ids, ``best`` the card winning it so far; ``winners``: the winner of each completed
-    trick. ``payments``/``outcome``: of the last settled deal.
+    trick. ``payments``/``outcome``: of the last settled deal. ``taken``: the cards of the
+    deal's completed tricks (a mask), so every card of the deck has a place in the state.
     """
 
     table: Table
@@ -192,3 +193,4 @@ class State(NamedTuple):
     payments: tuple[Mapping[str, Any], ...] | None
     outcome: str | None
     ranking: tuple[int | None, ...] | None
+    taken: int = 0

@@ -57,6 +57,13 @@ VALID = {
 }
 
 
+def shown(value: object) -> str:
+    """An option's value as the rules text and the request body write it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"'{value}'" if isinstance(value, str) else str(value)
+
+
 class Rules(NamedTuple):
     """The table's options resolved, plus the deck they imply."""
 

@@ -14,6 +14,7 @@ from domain.games.bottle_imp.cards import DECK, START_CARD, cards_of
 from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
 from domain.games.bottle_imp.model import EVENT_TYPES, ORGANISER, State
+from domain.games.bottle_imp.places import deck_of, whereabouts
 from domain.games.bottle_imp.upcast import SCHEMAS, UPCASTERS
 from domain.games.bottle_imp.view import view, visible_events
 from domain.games.registry import GameSpec
@@ -63,6 +64,7 @@ __all__ = [
     "cards_of",
     "check_options",
     "decide",
+    "deck_of",
     "default_match",
     "evolve",
     "initial_state",
@@ -71,4 +73,5 @@ __all__ = [
     "to_act",
     "view",
     "visible_events",
+    "whereabouts",
 ]

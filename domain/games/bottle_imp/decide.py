@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
 from domain.errors import RuleViolation
 from domain.events import MatchEnded
 from domain.games.bottle_imp import layout, lopaka
@@ -46,19 +47,8 @@ from domain.shuffle import shuffle
 # --- shared checks ---------------------------------------------------------------------
 
 
-def _expect_phase(s: State, *phases: str) -> None:
-    if s.phase == "finished":
-        raise RuleViolation("match_finished", "the match is over; no more actions are taken")
-    if s.phase not in phases:
-        raise RuleViolation(
-            "wrong_phase", f"this action belongs to the {' or '.join(phases)} phase, not {s.phase}"
-        )
-
-
 def _check_seat(s: State, seat: object) -> int:
-    players = s.table.players
-    if type(seat) is not int or not 0 <= seat < players + (s.table.variant == layout.LOPAKA):
-        raise RuleViolation("unknown_seat", f"there is no seat {seat!r} at this table")
+    seat = check_seat(seat, s.table.players + (s.table.variant == layout.LOPAKA))
     if s.table.variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT:
         raise RuleViolation("lopaka_plays_itself", "Lopaka (seat 2) plays by its own rules")
     return seat
@@ -160,7 +150,7 @@ def _recorded_hands(s: State, action: Deal) -> tuple[tuple, tuple[int, ...] | No
 
 def _deal(s: State, action: Deal) -> list:
     """Rule 1: the whole deck is dealt (seeded shuffle, or a recorded physical deal)."""
-    _expect_phase(s, "waiting_for_deal")
+    expect_phase(s.phase, "waiting_for_deal")
     k = s.deal + 1
     if action.hands is None:
         seed, hands, devil = _seeded_hands(s, k)
@@ -174,7 +164,7 @@ def _deal(s: State, action: Deal) -> list:
 
 def _discard(s: State, action: Discard) -> list:
     """Rule 2: one dealt card face down under the 19 (bright-house: one per pile)."""
-    _expect_phase(s, "preparing")
+    expect_phase(s.phase, "preparing")
     seat = _check_seat(s, action.seat)
     if s.table.variant == layout.LOPAKA:
         raise RuleViolation("not_in_this_variant", "in lopaka the devil's trick is dealt")
@@ -198,7 +188,7 @@ _PASS_SHAPES = {
 def _pass(s: State, action: Pass) -> list:
     """Rule 2 (standard: one card left, one right), Lopaka's exchange (one card to the
     opponent), Bright House (one card of each pile to the opponent's same pile)."""
-    _expect_phase(s, "preparing")
+    expect_phase(s.phase, "preparing")
     seat = _check_seat(s, action.seat)
     variant = s.table.variant
     shape = _PASS_SHAPES[variant]
@@ -250,7 +240,7 @@ def _choose_open(s: State, action: ChooseOpen) -> list:
     """Bright House 3: each player shows one pile face up for the rest of the deal."""
     if s.table.variant != layout.BRIGHT_HOUSE:
         raise RuleViolation("not_in_this_variant", "only bright-house has open hands")
-    _expect_phase(s, "choosing")
+    expect_phase(s.phase, "choosing")
     seat = _check_seat(s, action.seat)
     _slot(s, seat, action.hand)
     if s.open_hands[seat] is not None:
@@ -264,7 +254,7 @@ def _choose_open(s: State, action: ChooseOpen) -> list:
 def _play(s: State, action: Play) -> list:
     """Rule 3: in turn, following the suit led if the hand holds it."""
     if s.phase != "playing":
-        _expect_phase(s, "playing")
+        expect_phase(s.phase, "playing")
     trick, order = s.trick, s.order
     i = len(trick)
     seat, c = action.seat, action.card
@@ -380,12 +370,7 @@ def _automatic(s: State) -> Any:
 
 
 def _with_consequences(s: State, event: Any) -> list:
-    events = [event]
-    s = evolve(s, event)
-    while (nxt := _automatic(s)) is not None:
-        events.append(nxt)
-        s = evolve(s, nxt)
-    return events
+    return with_consequences(s, (event,), evolve, _automatic)
 
 
 _DECIDE: dict[type, Callable[[State, Any], list]] = {
@@ -397,9 +382,6 @@ _DECIDE: dict[type, Callable[[State, Any], list]] = {
 }
 
 
-def decide(state: State, action: Any) -> list:
+def decide(state: State, action: Any) -> list[Any]:
     """The events ``action`` causes in ``state``, or ``RuleViolation``."""
-    rule = _DECIDE.get(type(action))
-    if rule is None:
-        raise RuleViolation("unknown_action", f"The Bottle Imp has no action {action!r}")
-    return rule(state, action)
+    return dispatch("The Bottle Imp", _DECIDE, state, action)

@@ -14,6 +14,7 @@ from domain.games.oh_quay.cards import DECK, cards_of
 from domain.games.oh_quay.decide import decide
 from domain.games.oh_quay.evolve import evolve, initial_state
 from domain.games.oh_quay.model import EVENT_TYPES, ORGANISER, State
+from domain.games.oh_quay.places import deck_of, whereabouts
 from domain.games.oh_quay.view import view, visible_events
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
@@ -63,6 +64,7 @@ __all__ = [
     "cards_of",
     "check_options",
     "decide",
+    "deck_of",
     "default_match",
     "evolve",
     "initial_state",
@@ -71,4 +73,5 @@ __all__ = [
     "to_act",
     "view",
     "visible_events",
+    "whereabouts",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
 from domain.errors import RuleViolation
 from domain.events import MatchEnded
 from domain.games.oh_quay import layout
@@ -44,19 +45,8 @@ from domain.shuffle import shuffle
 # --- shared checks ---------------------------------------------------------------------
 
 
-def _expect_phase(s: State, *phases: str) -> None:
-    if s.phase == "finished":
-        raise RuleViolation("match_finished", "the match is over; no more actions are taken")
-    if s.phase not in phases:
-        raise RuleViolation(
-            "wrong_phase", f"this action belongs to the {' or '.join(phases)} phase, not {s.phase}"
-        )
-
-
 def _check_seat(seat: object) -> int:
-    if type(seat) is not int or seat not in layout.SEATS:
-        raise RuleViolation("unknown_seat", f"there is no seat {seat!r} at this table")
-    return seat
+    return check_seat(seat, len(layout.SEATS))
 
 
 def _in_turn(seat: object, acting: int) -> int:
@@ -85,7 +75,7 @@ def _recorded(raw: object, what: str) -> tuple[tuple[str, ...], ...]:
 
 def _deal(s: State, action: Deal) -> list:
     """Setup: four piles of nine, from a seeded shuffle or as recorded at a physical table."""
-    _expect_phase(s, WAITING_FOR_DEAL)
+    expect_phase(s.phase, WAITING_FOR_DEAL)
     k = s.deal + 1
     if action.quays is None and action.canals is None:
         if s.table.seed is None:
@@ -113,7 +103,7 @@ def _load(s: State, action: Load) -> list:
     """Turn, step 1: the top card of either quay (the other if one is empty) into the
     canal at any position from 0 (front) to its length (back)."""
     if s.phase != LOADING:
-        _expect_phase(s, LOADING)
+        expect_phase(s.phase, LOADING)
     seat = action.seat
     if type(seat) is not int or seat != s.player:
         seat = _in_turn(seat, s.player)
@@ -145,7 +135,7 @@ def _launch(s: State, action: Launch) -> list:
     One card goes to the bottom of the launcher's quay; of a raft the launcher keeps one,
     the opponent takes one (automatically the last of a two-card raft), the rest score."""
     if s.phase != LAUNCHING:
-        _expect_phase(s, LAUNCHING)
+        expect_phase(s.phase, LAUNCHING)
     seat = action.seat
     if type(seat) is not int or seat != s.player:
         seat = _in_turn(seat, s.player)
@@ -187,7 +177,7 @@ def _take(s: State, action: Take) -> list:
     """The launcher's opponent takes one card of the raft (not the kept one); the rest
     go to the launcher's score pile."""
     if s.phase != TAKING:
-        _expect_phase(s, TAKING)
+        expect_phase(s.phase, TAKING)
     if len(s.raft) == 2:  # only between the events of one decision
         raise RuleViolation("wrong_phase", "the last card of a two-card raft goes by itself")
     launcher = s.player
@@ -247,13 +237,7 @@ def _automatic(s: State) -> Any:
 
 
 def _with_consequences(s: State, events: Sequence[Any]) -> list:
-    out = list(events)
-    for e in out:
-        s = evolve(s, e)
-    while (nxt := _automatic(s)) is not None:
-        out.append(nxt)
-        s = evolve(s, nxt)
-    return out
+    return with_consequences(s, events, evolve, _automatic)
 
 
 _DECIDE: dict[type, Callable[[State, Any], list]] = {
@@ -264,9 +248,6 @@ _DECIDE: dict[type, Callable[[State, Any], list]] = {
 }
 
 
-def decide(state: State, action: Any) -> list:
+def decide(state: State, action: Any) -> list[Any]:
     """The events ``action`` causes in ``state``, or ``RuleViolation``."""
-    rule = _DECIDE.get(type(action))
-    if rule is None:
-        raise RuleViolation("unknown_action", f"Oh Quay has no action {action!r}")
-    return rule(state, action)
+    return dispatch("Oh Quay", _DECIDE, state, action)
