@@ -224,3 +224,12 @@ def test_a_seat_page_offers_exactly_its_legal_actions(client: FlaskClient, kind:
             tapped, built = offered(page)
             assert tapped | built == legal, (kind, seat, n)
             assert not tapped & built, "a move offered twice"
+
+
+@pytest.mark.parametrize("kind", ["bottle-imp", "bestia", "oh-quay"])
+def test_the_table_page_links_its_games_rules(client: FlaskClient, kind: str) -> None:
+    table = open_table(client, kind)
+    page = open_page(client, table, 0).get_data(as_text=True)
+    game = table.body["game"]
+    assert f'href="/rules/{game}"' in page
+    assert client.get(f"/rules/{game}").status_code == 200
