@@ -51,6 +51,16 @@ def deals(log: TableLog) -> list[tuple[int, bool]]:
     return sorted(found.items())
 
 
+def _winning_card(trick: Any) -> Any:
+    """The card that won a completed trick. A Bright House seat plays two cards to a
+    trick, so the winner's seat does not say which: in The Bottle Imp it is the card that
+    bought the bottle (the new price) or else the highest card (rule 4)."""
+    price = getattr(trick, "price", None)
+    if price is not None:
+        return price if price in trick.cards else max(trick.cards)
+    return trick.cards[trick.seats.index(trick.winner)]
+
+
 def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
     """The last completed trick of the current deal, as a pile with its winner marked.
 
@@ -61,8 +71,9 @@ def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
         if kind == "DealStarted":
             return None
         if kind == "TrickCompleted":
+            won = _winning_card(event)
             slots = [
-                Slot(card, names[seat], "winner" if seat == event.winner else "")
+                Slot(card, names[seat], "winner" if card == won else "")
                 for seat, card in zip(event.seats, event.cards, strict=True)
             ]
             label = f"Last trick ({event.trick}): won by {names[event.winner]}"

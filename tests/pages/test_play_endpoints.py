@@ -233,3 +233,20 @@ def test_the_table_page_links_its_games_rules(client: FlaskClient, kind: str) ->
     game = table.body["game"]
     assert f'href="/rules/{game}"' in page
     assert client.get(f"/rules/{game}").status_code == 200
+
+
+@pytest.mark.parametrize("kind", ["bottle-imp", "bright-house", "bestia"])
+def test_the_last_trick_is_shown_with_its_one_winning_card(client: FlaskClient, kind: str) -> None:
+    table = open_table(client, kind)
+    now = play(client, table, lambda s: s.get("tricks_played", 0) >= 1 and s["phase"] == "playing")
+    events = client.get(f"/tables/{table.id}/events", headers=ORGANISER).get_json()["events"]
+    trick = [e["data"] for e in events if e["type"] == "TrickCompleted"][-1]
+    page = open_page(client, table, None).get_data(as_text=True)
+    found = re.search(r"Last trick \((\d+)\): won by ([^<]*)</div>(.*?)</div>\s*</div>", page, re.S)
+    assert found, "no last trick on the page"
+    assert int(found.group(1)) == trick["trick"] == now["tricks_played"]
+    shown = re.findall(r'data-card="([^"]+)"', found.group(3))
+    assert shown == [str(c) for c in trick["cards"]]
+    (winning,) = re.findall(r'class="[^"]*winner[^"]*" data-card="([^"]+)"', found.group(3))
+    seat = trick["seats"][[str(c) for c in trick["cards"]].index(winning)]
+    assert seat == trick["winner"]
