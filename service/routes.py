@@ -18,6 +18,7 @@ from service.api.tables import blueprint as tables
 from service.api.tournaments import blueprint as tournaments
 from service.pages import blueprint as pages
 from service.pages.console import blueprint as console
+from service.pages.play import blueprint as page_play
 from service.pages.rules import blueprint as rules
 
 BLUEPRINTS = (
@@ -32,6 +33,7 @@ BLUEPRINTS = (
     seats,
     rounds,
     pages,
+    page_play,
     rules,
     console,
 )

@@ -1,30 +1,27 @@
 """Server-rendered pages on top of the API: the club's home, a table as a viewer sees
 it, and the replay of a deal (``api.md``, Pages).
 
-Pages read through the same code as the API (``table_logs``, ``view``, ``deal_history``)
-and take the viewer's token as ``?token=`` (a link can be opened on a phone), resolved as
-``Authorization: Bearer`` is: the organiser's token, a seat token of this table, or none
-for the public. No route here has a ``---`` docstring: pages are not part of the JSON
-contract in ``openapi.yaml``.
+Pages read through the same code as the API (``table_logs``, ``view``, ``deal_history``).
+Who opens a table's page comes from a cookie (``service.pages.session``): a link's
+``?token=`` is exchanged once for an HttpOnly cookie and a redirect to the clean address,
+so no token stays in an address bar, a history or a Referer. The viewer is then the
+organiser, a seat of the table, or the public. No route here has a ``---`` docstring:
+pages are not part of the JSON contract in ``openapi.yaml``; the live table page's own
+JSON endpoints are in ``service.pages.play``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from flask import Blueprint, Response, current_app, render_template, request
-from sqlalchemy import Connection
+from flask import Blueprint, Response, render_template
+from werkzeug.wrappers import Response as BaseResponse
 
 from domain.audit import deal_history, deal_text
-from domain.events import event_type
 from domain.table import ORGANISER, Viewer
-from service.auth import viewer_of_token
 from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
-from service.pages import cards, games, listing, replay, standings
-from service.pages.games import scene
+from service.pages import games, listing, replay, session, standings, tableview
 from service.pages.scenes import seat_names
 from service.tablelog import TableLog
 
@@ -32,21 +29,18 @@ blueprint = Blueprint("pages", __name__)
 # the standings page is rendered by its route in ``service/api/tournaments.py``
 blueprint.add_app_template_global(standings.standings_page, "standings_page")
 
-#: How often a live table page asks ``GET /events`` for news, in milliseconds (the app's
-#: ``PAGES_POLL_MS`` setting overrides it; browser tests poll faster).
-POLL_MS = 2000
-
-
-def page_viewer(connection: Connection, table_id: str) -> Viewer:
-    """``?token=``: the organiser, a seat of ``table_id``, or ``None`` (the public)."""
-    return viewer_of_token(connection, table_id, request.args.get("token", "").strip())
-
 
 def _load(table_id: str) -> tuple[TableLog, Viewer]:
     with get_database().reading() as connection:
-        viewer = page_viewer(connection, table_id)
+        viewer = session.page_viewer(connection, table_id)
         log = table_logs().load(connection, table_id)
     return log, viewer
+
+
+def _exchange(table_id: str) -> BaseResponse | None:
+    """A link's token: checked, stored in a cookie, and the clean address to go to."""
+    with get_database().reading() as connection:
+        return session.exchange_for_table(connection, table_id)
 
 
 def _html(page: str, status: int = 200) -> Response:
@@ -54,31 +48,6 @@ def _html(page: str, status: int = 200) -> Response:
     # a page may carry a seat's hand: never from a shared cache
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def _faces(game: str) -> Callable[[cards.Card], cards.Face]:
-    """The templates' ``face(card)`` for this table's game."""
-    return lambda card: games.face(game, card)
-
-
-def _viewer_label(viewer: Viewer, names: list[str]) -> str:
-    if viewer == ORGANISER:
-        return "organiser: every card"
-    if isinstance(viewer, int):
-        return f"seat {viewer} ({names[viewer]}): your hand and what is public"
-    return "public: what lies face up"
-
-
-def _deals(log: TableLog) -> list[tuple[int, bool]]:
-    """Each deal of the table and whether it is scored (its cards public)."""
-    deals: dict[int, bool] = {}
-    for event in log.events:
-        kind = event_type(event)
-        if kind == "DealStarted":
-            deals[event.deal] = False
-        elif kind in ("DealScored", "DealSettled"):
-            deals[event.deal] = True
-    return sorted(deals.items())
 
 
 @blueprint.get("/")
@@ -107,42 +76,23 @@ def favicon() -> Response:
 
 
 @blueprint.get("/tables/<id:table_id>/view")
-def table_page(table_id: str) -> Response:
-    """A table as the viewer may see it; refreshes itself while the match runs."""
+def table_page(table_id: str) -> BaseResponse:
+    """A table as the viewer may see it, with the moves the viewer may make; follows the
+    table by itself while the match runs (``service.pages.play``)."""
+    if (moved := _exchange(table_id)) is not None:
+        return moved
     log, viewer = _load(table_id)
-    shown = log.rules.view(log.state, viewer)
-    names = seat_names(log.opened)
-    token = request.args.get("token", "").strip() or None
-    live = {
-        "version": log.version,
-        "finished": shown["status"] == "finished",
-        "events": f"/tables/{table_id}/events",
-        "token": token,
-        "interval": current_app.config.get("PAGES_POLL_MS", POLL_MS),
-    }
-    page = render_template(
-        "pages/table.html",
-        table_id=table_id,
-        opened=log.opened,
-        game_name=games.name(log.opened.game),
-        view=shown,
-        version=log.version,
-        names=names,
-        scene=scene(shown, names).json(),
-        face=_faces(log.opened.game),
-        viewer=_viewer_label(viewer, names),
-        deals=[(k, scored or viewer == ORGANISER) for k, scored in _deals(log)],
-        token=token,
-        live=live,
-        damage=log.damage,
-    )
+    token = session.cookie_token(table_id) if viewer is not None else None
+    page = render_template("pages/table.html", **tableview.context(log, viewer, token))
     return _html(page)
 
 
 @blueprint.get("/tables/<id:table_id>/deals/<int:deal>/replay")
-def replay_page(table_id: str, deal: int) -> Response:
+def replay_page(table_id: str, deal: int) -> BaseResponse:
     """Step through a deal event by event, every hand open: once the deal is scored for
     anyone, before that only for the organiser."""
+    if (moved := _exchange(table_id)) is not None:
+        return moved
     log, viewer = _load(table_id)
     actors = [row.actor for row in log.rows[1:]]
     history = deal_history(log.opened, log.events[1:], deal, viewer, actors)
@@ -156,7 +106,6 @@ def replay_page(table_id: str, deal: int) -> Response:
         )
     steps = replay.steps(log, history)
     names = seat_names(log.opened)
-    token = request.args.get("token", "").strip() or None
     page = render_template(
         "pages/replay.html",
         table_id=table_id,
@@ -165,11 +114,10 @@ def replay_page(table_id: str, deal: int) -> Response:
         deal=deal,
         scored=history["scored"],
         steps=steps,
-        face=_faces(log.opened.game),
+        face=tableview.faces(log.opened.game),
         deck=games.deck(log.opened.game),
         record=deal_text(table_id, history),
         names=names,
-        token=token,
     )
     return _html(page)
 

@@ -21,9 +21,14 @@ from tests.helpers import make_test_app
 from tests.pages.browser import launch, serve
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+#: The sizes a failing page is saved at: a phone's and a desk's.
+SIZES: dict[str, ViewportSize] = {
+    "phone": {"width": 390, "height": 844},
+    "desktop": {"width": 1280, "height": 800},
+}
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -82,6 +87,51 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Generator[Page, No
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         name = re.sub(r"[^\w.-]+", "_", request.node.nodeid)
         for i, shown in enumerate(context.pages):
-            shown.screenshot(path=str(ARTIFACTS / f"{name}-{i}.png"), full_page=True)
+            for size, viewport in SIZES.items():  # as the phone and the desk would show it
+                shown.set_viewport_size(viewport)
+                shown.screenshot(path=str(ARTIFACTS / f"{name}-{i}-{size}.png"), full_page=True)
     context.close()
     assert not errors, f"errors in the page's script: {errors}"
+
+
+class Phones:
+    """One browser context per human seat, at a phone's size; on failure every page is
+    saved at phone and at desktop size."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def open(self, url: str) -> Page:
+        context = self.browser.new_context(viewport=SIZES["phone"], has_touch=True)
+        context.set_default_timeout(10_000)
+        context.on("weberror", lambda error: self.errors.append(str(error.error)))
+        self.contexts.append(context)
+        page = context.new_page()
+        page.goto(url)
+        return page
+
+    def save(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for c, context in enumerate(self.contexts):
+            for p, page in enumerate(context.pages):
+                for size, viewport in SIZES.items():
+                    page.set_viewport_size(viewport)
+                    path = ARTIFACTS / f"{name}-{c}-{p}-{size}.png"
+                    page.screenshot(path=str(path), full_page=True)
+
+
+@pytest.fixture
+def phones(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Phones]:
+    opened = Phones(browser)
+    yield opened
+    failed = any(
+        getattr(getattr(request.node, f"report_{when}", None), "failed", False)
+        for when in ("setup", "call")
+    )
+    if failed:
+        opened.save(re.sub(r"[^\w.-]+", "_", request.node.nodeid))
+    for context in opened.contexts:
+        context.close()
+    assert not opened.errors, f"errors in the page's script: {opened.errors}"

@@ -52,8 +52,37 @@ class Table:
         return {"Authorization": f"Bearer {token}"} if token else {}
 
     def query(self, viewer: int | str | None) -> str:
+        """The link a viewer is handed (``?token=``): pages exchange it for a cookie."""
         token = self.token(viewer)
         return f"?token={token}" if token else ""
+
+
+#: One cookie jar per (app, table, viewer): a browser that opened the viewer's link once.
+_BROWSERS: dict[tuple[int, str, object], FlaskClient] = {}
+
+
+def browser_of(client: FlaskClient, table: Table, viewer: int | str | None) -> FlaskClient:
+    """A test client of its own for ``viewer`` (its own cookie jar, as a phone has), which
+    opened the viewer's token link once: the page answered 303 to the address without the
+    token and stored the token in an HttpOnly, SameSite=Strict cookie."""
+    key = (id(client.application), table.id, viewer)
+    if key in _BROWSERS:
+        return _BROWSERS[key]
+    browser = client.application.test_client()
+    token = table.token(viewer)
+    if token is not None:
+        response = browser.get(f"/tables/{table.id}/view?token={token}")
+        assert response.status_code == 303, response.get_data(as_text=True)[:300]
+        assert response.headers["Location"] == f"/tables/{table.id}/view"
+        cookie = response.headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie
+    _BROWSERS[key] = browser
+    return browser
+
+
+def open_page(client: FlaskClient, table: Table, viewer: int | str | None, path: str = "/view"):
+    """``GET /tables/{id}{path}`` from the viewer's own browser (cookie, never a token)."""
+    return browser_of(client, table, viewer).get(f"/tables/{table.id}{path}")
 
 
 def open_table(client: FlaskClient, kind: str = "bottle-imp", **overrides: Any) -> Table:
@@ -117,6 +146,22 @@ def table_reaching(
 
 def finish(client: FlaskClient, table: Table, seed: object = 0) -> Json:
     return play(client, table, lambda s: s["status"] == "finished", seed)
+
+
+def last_trick_cards(client: FlaskClient, table: Table, viewer: int | str | None) -> set[str]:
+    """The cards of the tricks completed lately, from the viewer's own ``GET /events``:
+    a page shows the last trick, whose cards were played face up (Bestia's view no
+    longer holds them once the trick is gathered)."""
+    version = state(client, table, viewer)["version"]
+    after = max(0, version - 40)
+    response = client.get(f"/tables/{table.id}/events?after={after}", headers=table.headers(viewer))
+    assert response.status_code == 200, response.get_json()
+    return {
+        str(c)
+        for e in response.get_json()["events"]
+        if e["type"] == "TrickCompleted"
+        for c in e["data"]["cards"]
+    }
 
 
 def playing(s: Json) -> bool:

@@ -58,9 +58,11 @@ from tests.pages.tables import (
     Json,
     Table,
     backs,
+    browser_of,
     cards_in_view,
     embedded,
     hidden_in_view,
+    last_trick_cards,
     leaves,
     page_cards,
     state,
@@ -217,8 +219,13 @@ def viewers(table: Table) -> list[Viewer]:
     return [None, "organiser", *(seat for seat, token in enumerate(table.tokens) if token)]
 
 
-def get_page(client: FlaskClient, url: str) -> tuple[int, str]:
-    response = client.get(url)
+def get_page(
+    client: FlaskClient, url: str, table: Table | None = None, viewer: Viewer = None
+) -> tuple[int, str]:
+    """A page as ``viewer``'s own browser gets it: its token link was exchanged once for a
+    cookie (``tests.pages.tables.browser_of``); without a table, as the public."""
+    browser = client if table is None else browser_of(client, table, viewer)
+    response = browser.get(url)
     assert response.mimetype == "text/html", (url, response.status_code)
     return response.status_code, response.get_data(as_text=True)
 
@@ -262,7 +269,7 @@ def assert_replay_page(
 ) -> None:
     """200 with the deal's steps and only its cards (``history`` as the viewer's own
     ``GET /deals/{k}``), or 403 with no card while the deal is played."""
-    status, page = get_page(client, f"/tables/{table.id}/deals/{deal}/replay{table.query(viewer)}")
+    status, page = get_page(client, f"/tables/{table.id}/deals/{deal}/replay", table, viewer)
     who = f"deal {deal} replay for {viewer!r}"
     if not history["scored"] and viewer != "organiser":
         assert status == 403, who
@@ -324,13 +331,15 @@ def assert_replay_pages(client: FlaskClient, table: Table, now: Json, fetched: F
 def assert_table_page(client: FlaskClient, table: Table, viewer: Viewer, everything: Json) -> None:
     """``test_redaction.assert_shows_only_its_view``, given the organiser's state."""
     seen = everything if viewer == "organiser" else state(client, table, viewer)
-    hidden = cards_in_view(everything) - cards_in_view(seen)
-    status, page = get_page(client, f"/tables/{table.id}/view{table.query(viewer)}")
+    played = last_trick_cards(client, table, viewer)  # face up in the last trick
+    shown = cards_in_view(seen) | played
+    hidden = cards_in_view(everything) - shown
+    status, page = get_page(client, f"/tables/{table.id}/view", table, viewer)
     who = f"the table page for {viewer!r} at version {seen['version']}"
     assert status == 200, (who, page[:300])
     drawn = set(page_cards(page))
     assert not drawn & hidden, f"{who} shows {drawn & hidden}"
-    assert drawn <= cards_in_view(seen), f"{who} shows cards its view lacks"
+    assert drawn <= shown, f"{who} shows cards its view lacks"
     assert backs(page) == hidden_in_view(seen), f"{who}: one back per hidden card"
     if everything["game"] != "bottle-imp" and hidden:  # "author" or "10H" are unambiguous
         names = "|".join(re.escape(c) for c in sorted(hidden, key=len, reverse=True))
@@ -449,7 +458,7 @@ def test_a_deal_won_by_a_mosca_replays_with_the_winning_hands(
     assert won["data"]["seats"] == winners
     assert [sorted(hand) for hand in won["data"]["cards"]] == [sorted(hands[s]) for s in winners]
     for viewer in viewers(table):
-        status, page = get_page(client, f"/tables/{table.id}/deals/1/replay{table.query(viewer)}")
+        status, page = get_page(client, f"/tables/{table.id}/deals/1/replay", table, viewer)
         assert status == 200, (viewer, page[:300])
         step = next(s for s in embedded(page)["steps"] if s["v"] == won["version"])
         assert step["text"] == mosca_words(winners, won["data"]["cards"])

@@ -17,6 +17,7 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
+from service.pages.session import csrf_token
 from tests.pages.tables import (
     KINDS,
     Table,
@@ -25,7 +26,9 @@ from tests.pages.tables import (
     embedded,
     finish,
     hidden_in_view,
+    last_trick_cards,
     moves,
+    open_page,
     open_table,
     page_cards,
     play,
@@ -40,7 +43,7 @@ def viewers(table: Table) -> list[int | None]:
 
 
 def table_page(client: FlaskClient, table: Table, viewer: int | str | None) -> str:
-    response = client.get(f"/tables/{table.id}/view{table.query(viewer)}")
+    response = open_page(client, table, viewer)
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "no-store"
     return response.get_data(as_text=True)
@@ -49,16 +52,20 @@ def table_page(client: FlaskClient, table: Table, viewer: int | str | None) -> s
 def assert_shows_only_its_view(client: FlaskClient, table: Table, viewer: int | None) -> None:
     everything = state(client, table)
     seen = state(client, table, viewer)
-    hidden = cards_in_view(everything) - cards_in_view(seen)
+    played = last_trick_cards(client, table, viewer)  # face up in the last trick
+    shown = cards_in_view(seen) | played
+    hidden = cards_in_view(everything) - shown
     page = table_page(client, table, viewer)
     who = "the public" if viewer is None else f"seat {viewer}"
     drawn = set(page_cards(page))
     assert not drawn & hidden, f"{who} is shown {drawn & hidden} at version {seen['version']}"
-    assert drawn <= cards_in_view(seen), f"{who} is shown cards its view lacks"
+    assert drawn <= shown, f"{who} is shown cards its view lacks"
     assert backs(page) == hidden_in_view(seen), f"{who}: one back per hidden card"
     live = embedded(page)["live"]
-    assert set(live) == {"version", "finished", "events", "token", "interval"}
-    assert live["token"] == table.token(viewer)
+    assert set(live) == {"version", "finished", "news", "act", "csrf", "interval"}
+    token = table.token(viewer)
+    assert live["csrf"] == (csrf_token(token) if token else None)
+    assert token is None or token not in page, f"{who}'s token is in its page"
     if everything["game"] != "bottle-imp":  # names such as "author" or "10H" are unambiguous
         text = STYLE.sub("", page)
         for card in hidden:
@@ -114,6 +121,7 @@ def test_an_unknown_token_gets_a_401_page(client: FlaskClient, token: str) -> No
     table = open_table(client)
     for url in (f"/tables/{table.id}/view", f"/tables/{table.id}/deals/1/replay"):
         response = client.get(f"{url}?token={token}")
+        assert "Set-Cookie" not in response.headers
         assert response.status_code == 401
         assert response.mimetype == "text/html"
         assert "unauthorized" in response.get_data(as_text=True)
@@ -129,10 +137,10 @@ def test_a_live_deal_replay_is_refused_to_all_but_the_organiser(client: FlaskCli
     table = open_table(client)
     play(client, table, lambda s: s["phase"] == "playing")
     for viewer in (None, 0, 1):
-        response = client.get(f"/tables/{table.id}/deals/1/replay{table.query(viewer)}")
+        response = open_page(client, table, viewer, "/deals/1/replay")
         assert response.status_code == 403, viewer
         assert not page_cards(response.get_data(as_text=True))
-    response = client.get(f"/tables/{table.id}/deals/1/replay{table.query('organiser')}")
+    response = open_page(client, table, "organiser", "/deals/1/replay")
     assert response.status_code == 200
 
 

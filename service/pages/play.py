@@ -1,0 +1,94 @@
+"""The live table page's own endpoints: news while the table moves, and the moves its
+player taps. They ride on the page's cookie (``service.pages.session``), never on a
+bearer token, and answer JSON: the re-rendered ``#table`` fragment, or a problem whose
+``detail`` the page shows to the player. The JSON API itself stays bearer-only.
+
+- ``GET /tables/{id}/view/news?after=N``: ``{"version", "finished", "html"}``; ``html``
+  is the fragment as the cookie's viewer sees it, ``null`` while nothing happened after
+  version ``N``.
+- ``POST /tables/{id}/view/act``: the body is an action exactly as ``legal_actions``
+  lists it, ``If-Match: "<version>"`` the version the page showed (a stale page cannot
+  act twice: 409 ``version_conflict``), ``X-CSRF-Token`` the page's CSRF token (else 403
+  ``csrf``). Taken through the same command as ``POST /tables/{id}/actions``; 201 with
+  the fragment after it (and after any bot it woke, when bots play in-process).
+
+Errors keep the app's problem+json handlers: this blueprint registers no HTML handler.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, request
+
+from domain.table import Viewer
+from service.commands import act, table_logs
+from service.db import get_database
+from service.errors import ApiError
+from service.pages import session, tableview
+from service.schemas.tables import ActionSchema
+
+blueprint = Blueprint("page_play", __name__)
+ACTION = ActionSchema()
+
+
+def _after() -> int:
+    text = request.args.get("after", "0")
+    if not (text.isascii() and text.isdigit() and len(text) < 10):
+        raise ApiError(400, "bad_after", "after takes a version: ?after=12")
+    return int(text)
+
+
+def _expected() -> int:
+    header = request.headers.get("If-Match")
+    text = (header or "").strip().removeprefix("W/").strip('"')
+    if not (text.isascii() and text.isdigit() and len(text) < 10):
+        raise ApiError(
+            428, "if_match_required", 'a page\'s move names the version it saw: If-Match: "12"'
+        )
+    return int(text)
+
+
+def _answer(table_id: str, viewer: Viewer, token: str | None) -> dict[str, Any]:
+    with get_database().reading() as connection:
+        log = table_logs().load(connection, table_id)
+    html = tableview.fragment(log, viewer, token)
+    finished = log.rules.view(log.state, None)["status"] == "finished"
+    return {"version": log.version, "finished": finished, "html": html}
+
+
+@blueprint.get("/tables/<id:table_id>/view/news")
+def news(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """What changed after version ``after``, as the cookie's viewer sees it."""
+    after = _after()
+    with get_database().reading() as connection:
+        viewer = session.page_viewer(connection, table_id)
+        log = table_logs().load(connection, table_id)
+    headers = {"Cache-Control": "no-store"}
+    if log.version <= after:
+        finished = log.rules.view(log.state, None)["status"] == "finished"
+        return {"version": log.version, "finished": finished, "html": None}, 200, headers
+    token = session.cookie_token(table_id) if viewer is not None else None
+    html = tableview.fragment(log, viewer, token)
+    finished = log.rules.view(log.state, None)["status"] == "finished"
+    return {"version": log.version, "finished": finished, "html": html}, 200, headers
+
+
+@blueprint.post("/tables/<id:table_id>/view/act")
+def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """A move tapped on the page, by the seat or organiser whose cookie it rides on."""
+    token = session.cookie_token(table_id)
+    if token is None:
+        raise ApiError(401, "unauthorized", "open your seat's link once in this browser")
+    session.check_csrf(token)  # before a byte of the body is read
+    with get_database().reading() as connection:
+        viewer = session.page_viewer(connection, table_id)
+    if viewer is None:
+        raise ApiError(401, "unauthorized", "this browser's seat link is no longer valid")
+    expected = _expected()
+    body = request.get_json(force=True)
+    if not isinstance(body, dict):
+        raise ApiError(422, "validation_error", "a move is a JSON object, as legal_actions has it")
+    ACTION.load(body)  # shape and types, as the API checks them; the engine judges the rest
+    act(table_id, body, viewer, expected)
+    return _answer(table_id, viewer, token), 201, {"Cache-Control": "no-store"}

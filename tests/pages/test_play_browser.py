@@ -1,0 +1,221 @@
+"""Whole deals played in a real browser by tapping only (``api.md``, Pages): each human
+seat has its own browser context at a phone's size (390x844) that opened its token link
+once; the test reads the page's ``data-action`` and ``data-pick`` elements from the DOM
+and taps one of them at a time, as a player would, while bots hold the other seats. Every
+game and variant: Bottle Imp (four and three players, Lopaka, Bright House), Bestia and
+Oh Quay. Also: a token link leaves no token in the address or in ``document.cookie``, and
+a move sent without the page's CSRF token or from another site is refused.
+
+On failure each open page is saved under ``tests/artifacts/`` at phone and desktop size.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from flask import Flask
+
+from tests.factories import table_body
+from tests.pages.conftest import Phones
+from tests.pages.tables import ORGANISER, Table, state
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+Json = dict[str, Any]
+TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
+
+
+def expect(target: Any) -> Any:
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect.set_options(timeout=10_000)
+    return playwright_expect(target)
+
+
+def open_table(app: Flask, body: Json) -> Table:
+    response = app.test_client().post("/tables", json=body, headers=ORGANISER)
+    assert response.status_code == 201, response.get_json()
+    created = response.get_json()
+    return Table(created["id"], [s["token"] for s in created["seats"]], body)
+
+
+def seats(humans: int, players: int) -> list[Json]:
+    names = ["Ann", "Bo", "Cy", "Di"]
+    return [{"name": names[s]} if s < humans else {"bot": "random"} for s in range(players)]
+
+
+def tap(page: Page, rng: random.Random) -> bool:
+    """Tap one element the page offers now (a complete move or a pick); False if none."""
+    if page.locator("body.sending").count():
+        return False
+    offered = page.locator(TAPPABLE)
+    count = offered.count()
+    if not count:
+        return False
+    element = offered.nth(rng.randrange(count))
+    try:
+        is_move = element.get_attribute("data-action", timeout=1_000) is not None
+        before = page.locator("#table").get_attribute("data-version", timeout=1_000)
+        element.click(timeout=2_000)
+    except Exception:  # the table was swapped under the tap: look again
+        return False
+    if is_move:  # wait until the page shows the table after the move (or says why not)
+        page.wait_for_function(
+            """v => document.querySelector('#table').dataset.version !== v
+                 || !document.querySelector('#act-error').hidden""",
+            arg=before,
+            timeout=10_000,
+        )
+        error = page.locator("#act-error")
+        assert error.is_hidden() or "version" in error.inner_text(), error.inner_text()
+    return True
+
+
+def play_by_tapping(app: Flask, table: Table, pages: list[Page], seconds: float = 60) -> Json:
+    """Tap on every human seat's page until the match is over."""
+    client = app.test_client()
+    rng = random.Random(table.id)
+    deadline = time.monotonic() + seconds
+    while (now := state(client, table))["status"] != "finished":
+        assert time.monotonic() < deadline, f"the match did not end: {now['phase']}"
+        if not any([tap(page, rng) for page in pages]):
+            time.sleep(0.1)  # bots, or a page waiting for its news
+    return now
+
+
+def human_pages(phones: Phones, base_url: str, table: Table) -> list[Page]:
+    pages = []
+    for token in table.tokens:
+        if token:
+            page = phones.open(f"{base_url}/tables/{table.id}/view?token={token}")
+            assert "token" not in page.url
+            pages.append(page)
+    return pages
+
+
+def fits_the_phone(page: Page) -> None:
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"the page scrolls sideways on a phone: {widths}"
+
+
+GAMES = {
+    "bottle-imp-4": table_body(seats=seats(1, 4)),
+    "bottle-imp-3": table_body(seats=seats(2, 3)),
+    "lopaka": table_body(variant="lopaka", seats=seats(2, 2)),
+    "bright-house": table_body(variant="bright-house", seats=seats(1, 2)),
+    "bestia": table_body(game="bestia", seats=seats(1, 3), rules={}, target_score=None),
+    "oh-quay": table_body(
+        game="oh-quay", seats=seats(2, 2), rules={"max_turns": 8}, target_score=None
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", GAMES)
+def test_a_whole_deal_is_played_by_tapping(
+    phones: Phones, live_app: Flask, base_url: str, kind: str
+) -> None:
+    table = open_table(live_app, GAMES[kind])
+    pages = human_pages(phones, base_url, table)
+    expect(pages[0].locator("#turn")).to_be_visible()
+    fits_the_phone(pages[0])
+    end = play_by_tapping(live_app, table, pages)
+    assert end["status"] == "finished"
+    for page in pages:
+        expect(page.locator("#table")).to_have_attribute("data-status", "finished")
+        expect(page.locator("#turn")).to_contain_text("The match is over")
+        fits_the_phone(page)
+
+
+def test_the_organiser_records_a_deal_for_every_seat(
+    phones: Phones, live_app: Flask, base_url: str
+) -> None:
+    """A scorer at a physical table: the organiser's page offers every seat's moves."""
+    table = open_table(live_app, table_body(seats=seats(3, 3)))
+    page = phones.open(f"{base_url}/tables/{table.id}/view?token=test-organiser-token")
+    page.get_by_role("button", name="Deal").click()
+    expect(page.locator("section.moves")).to_have_count(3)
+    expect(page.locator("section.moves h2").first).to_contain_text("Record for Ann")
+    end = play_by_tapping(live_app, table, [page])
+    assert end["status"] == "finished"
+
+
+def test_an_unplayable_card_says_why(phones: Phones, live_app: Flask, base_url: str) -> None:
+    body = table_body(seats=seats(1, 4), seed="why-not")
+    for _ in range(10):
+        table = open_table(live_app, body)
+        page = human_pages(phones, base_url, table)[0]
+        rng = random.Random(0)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            greyed = page.locator("#table .unplayable")
+            if greyed.count():
+                greyed.first.click(force=True)  # aria-disabled, yet it answers a tap
+                expect(page.locator("#table .reason")).to_contain_text("follow")
+                assert greyed.first.get_attribute("data-action") is None
+                return
+            if state(live_app.test_client(), table)["status"] == "finished":
+                break
+            if not tap(page, rng):
+                time.sleep(0.1)
+    pytest.skip("no deal left the seat unable to play a card")
+
+
+def test_a_token_link_leaves_no_token_in_the_page(
+    phones: Phones, live_app: Flask, base_url: str
+) -> None:
+    table = open_table(live_app, table_body(seats=seats(4, 4)))
+    token = str(table.tokens[0])
+    page = phones.open(f"{base_url}/tables/{table.id}/view?token={token}")
+    assert page.url == f"{base_url}/tables/{table.id}/view"
+    assert token not in page.content()
+    assert page.evaluate("document.cookie") == ""  # HttpOnly: the script cannot read it
+    (cookie,) = page.context.cookies()
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert cookie["path"] == f"/tables/{table.id}" and cookie["value"] == token
+    expect(page.locator("#turn")).to_have_text("Your deal.")
+
+    act = f"{base_url}/tables/{table.id}/view/act"
+    version = page.locator("#table").get_attribute("data-version")
+    headers = {"If-Match": f'"{version}"', "Content-Type": "application/json"}
+    unsent = page.evaluate(
+        """([url, headers]) => fetch(url, {method: "POST", headers: headers,
+               body: JSON.stringify({type: "deal"})})
+             .then(r => r.json().then(b => [r.status, b.code]))""",
+        [act, headers],
+    )
+    assert unsent == [403, "csrf"]
+    csrf = page.evaluate("JSON.parse(document.getElementById('live').textContent).csrf")
+    forged = page.context.request.post(
+        act, data={"type": "deal"},
+        headers={**headers, "X-CSRF-Token": csrf, "Origin": "https://evil.example"},
+    )  # fmt: skip
+    assert forged.status == 403 and forged.json()["code"] == "csrf"
+    assert state(live_app.test_client(), table)["status"] == "waiting_for_deal"
+    page.locator('[data-action=\'{"type": "deal"}\']').click()
+    expect(page.locator("#table")).to_have_attribute("data-status", "in_deal")
+
+
+def test_a_stale_page_shows_the_refusal_and_catches_up(
+    phones: Phones, live_app: Flask, base_url: str
+) -> None:
+    """A move tapped on a page that missed the news is refused (If-Match): the page says
+    so in words, not as raw JSON, and then shows the table as it is."""
+    table = open_table(live_app, table_body(seats=seats(4, 4)))
+    page = phones.open(f"{base_url}/tables/{table.id}/view?token={table.tokens[0]}")
+    expect(page.locator("#turn")).to_have_text("Your deal.")
+    page.route("**/view/news*", lambda route: route.abort())  # the page hears nothing
+    client = live_app.test_client()
+    dealt = client.post(f"/tables/{table.id}/actions", json={"type": "deal"}, headers=ORGANISER)
+    assert dealt.status_code == 201
+    page.locator("#table [data-action]").first.click()
+    error = page.locator("#act-error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("the table is at version")
+    assert "{" not in error.inner_text()
+    page.unroute("**/view/news*")
+    expect(page.locator("#table")).to_have_attribute("data-status", "in_deal")
+    expect(page.locator("#turn")).to_contain_text("Your turn")
