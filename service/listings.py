@@ -89,8 +89,8 @@ def _page(
         query = query.where(or_(created < at, and_(created == at, key < last)))
     rows = connection.execute(query.order_by(created.desc(), key.desc()).limit(limit + 1)).all()
     more = len(rows) > limit
-    rows = rows[:limit]
-    return rows, encode_cursor(rows[-1].item_id) if more else None
+    page = list(rows[:limit])
+    return page, encode_cursor(page[-1].item_id) if more else None
 
 
 # --- tables ----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 from marshmallow import ValidationError
 from sqlalchemy import select
@@ -85,7 +86,7 @@ def _organiser_token() -> str:
 
 
 @blueprint.before_request
-def _organiser_only() -> Response | None:
+def _organiser_only() -> ResponseReturnValue | None:
     """The organiser's link becomes a cookie; every page needs it, every POST its CSRF."""
     if request.method == "GET":
         exchanged = exchange_for_organiser()
