@@ -64,4 +64,5 @@ def test_make_run_prints_no_token(tmp_path: Path) -> None:
     assert f"{view} HTTP/1.1" in output  # the access log was written ...
     assert admin not in output and seat not in output  # ... and holds no token
     assert "token=[hidden]" in output  # the unparsable request line, its token blanked
-    assert re.search(r"token=(?!\[hidden\])", output) is None, output
+    # the console link make run prints names the variable, never the token itself
+    assert re.search(r"token=(?!\[hidden\]|<CARDLEDGER_ADMIN_TOKEN>)", output) is None, output

@@ -247,12 +247,15 @@ def test_the_lists_on_postgresql(pg_app: Flask) -> None:
     client = pg_app.test_client()
     tables = [open_table(client) for _ in range(3)]
     deal(client, tables[0])
+    # the schema is shared by this session's PostgreSQL tests: ours are the newest rows
     got = pages(client, "/tables", "tables", limit=2, status="waiting_for_deal")
-    assert [t["id"] for p in got for t in p] == tables[:0:-1]
+    listed = [t["id"] for p in got for t in p]
+    assert listed[:2] == tables[:0:-1]
+    assert [i for i in listed if i in tables] == tables[:0:-1]
     tournament = new_tournament(client)
     enter(client, tournament, "Ann", "Bo")
     created(client.delete(f"/tournaments/{tournament}/entries/2", headers=ORGANISER), 200)
-    (item,) = created(client.get("/tournaments"), 200)["tournaments"]
+    item = created(client.get("/tournaments"), 200)["tournaments"][0]
     assert (item["id"], item["entry_count"]) == (tournament, 1)
     player = register(client, "Cy")
-    assert [p["id"] for p in created(client.get("/players"), 200)["players"]] == [player]
+    assert created(client.get("/players"), 200)["players"][0]["id"] == player
