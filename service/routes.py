@@ -41,7 +41,7 @@ def register_blueprints(app: Flask) -> None:
     app.url_map.converters["id"] = StreamId
     api = init_api(app)
     api.register_converter(StreamId, stream_id_schema)
-    for blueprint in API_BLUEPRINTS:
-        api.register_blueprint(blueprint)
+    for documented in API_BLUEPRINTS:
+        api.register_blueprint(documented)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

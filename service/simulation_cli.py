@@ -59,7 +59,7 @@ def simulate(
     except RuleViolation as error:
         console.print(f"[red]{error.code}[/red]: {error.message}")
         return 2
-    matches: list[list[Any]] = []
+    played: list[list[Any]] = []
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -69,9 +69,9 @@ def simulate(
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task(f"{sim.game} matches", total=sim.matches)
         for chunk in sim.chunks():
-            matches += run_chunk(sim, chunk)
+            played += run_chunk(sim, chunk)
             progress.update(task, advance=len(chunk))
-    summary = result(sim, matches)
+    summary = result(sim, played)
     if as_json:
         print(json.dumps(summary))
     else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, ClassVar, NoReturn
+from typing import Any, NoReturn
 
 import flask_smorest
 from flask import request
@@ -67,7 +67,7 @@ class ClientParser(FlaskParser):
     """webargs, reading a client's JSON our way and leaving refusals to ``service.errors``."""
 
     #: A query schema says itself whether it takes unknown parameters (``Meta.unknown``).
-    DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
+    DEFAULT_UNKNOWN_BY_LOCATION: dict[str, str | None] = {  # noqa: RUF012 (webargs' own)
         **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
         "query": None,
         "querystring": None,
@@ -79,7 +79,9 @@ class ClientParser(FlaskParser):
     def handle_error(self, error: ValidationError, req: Any, schema: Schema, **_: Any) -> NoReturn:
         """webargs files messages under the location (``{"json": {...}}``); the contract
         lists them by field."""
-        (error.messages,) = error.messages.values()  # type: ignore[misc]  # one location
+        by_location = error.messages
+        assert isinstance(by_location, dict)
+        (error.messages,) = by_location.values()  # one location per @blp.arguments
         raise error
 
 
@@ -99,7 +101,7 @@ class Blueprint(flask_smorest.Blueprint):
         """``flask_smorest.Blueprint.route``, also naming the ``operationId`` and, for a
         route open to callers without the organiser's or a seat's token, its ``security``."""
         register = super().route(rule, **options)
-        manual = {"operationId": operation_id} if operation_id else {}
+        manual: dict[str, Any] = {"operationId": operation_id} if operation_id else {}
         if security is not None:
             manual["security"] = security
 

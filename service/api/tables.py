@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only, seat_or_organiser
-from service.auth import viewer_of
+from service.auth import Viewer, viewer_of
 from service.commands import act, commitment, create_table, table_logs, visible_rows
 from service.db import get_database
 from service.errors import ApiError
@@ -68,7 +68,7 @@ def created_body(log: TableLog, tokens: dict[int, str]) -> dict[str, Any]:
 )
 @blp.problems(400, 401, 403, 404, 409, 422)
 def post_action(
-    headers: dict[str, Any], action: dict[str, Any], table_id: str, viewer: Any
+    headers: dict[str, Any], action: dict[str, Any], table_id: str, viewer: Viewer
 ) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Record an action
 
