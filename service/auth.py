@@ -34,14 +34,14 @@ __all__ = [
 
 
 def bearer() -> str | None:
-    """The request's bearer token; a malformed Authorization header is a 401."""
-    header = request.headers.get("Authorization")
-    if header is None:
+    """The request's bearer token (werkzeug's ``request.authorization``); an Authorization
+    header that is not ``Bearer <token>`` is a 401."""
+    if "Authorization" not in request.headers:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    authorization = request.authorization  # None when the header cannot be read at all
+    if authorization is None or authorization.type != "bearer" or not authorization.token:
         raise ApiError(401, "unauthorized", "use 'Authorization: Bearer <token>'")
-    return token.strip()
+    return authorization.token
 
 
 def is_organiser(token: str) -> bool:

@@ -1,20 +1,32 @@
-"""The `cardledger` command: small chores that `make` calls (the Flask CLI group for
-chores on the app's database is ``service.chores``)."""
+"""The `cardledger` command: serve, simulate, and small chores that `make` calls (the Flask
+CLI group for chores on the app's database is ``service.chores``)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from service import serve, simulation_cli
+import click
+
 from service.config import VAR_DIR, ensure_admin_token
 from service.openapi import SPEC_PATH
+from service.serve import serve_command
+from service.simulation_cli import simulate
 
 
-def _token(_args: argparse.Namespace) -> int:
+@click.group(help=__doc__)
+def cardledger() -> None:
+    pass
+
+
+cardledger.add_command(serve_command)
+cardledger.add_command(simulate)
+
+
+@cardledger.command("token")
+def token() -> int:
     """Print the organiser token, generating `var/admin-token` when none is configured."""
     token, created = ensure_admin_token(os.environ, VAR_DIR)
     if created:
@@ -23,45 +35,61 @@ def _token(_args: argparse.Namespace) -> int:
     return 0
 
 
-def _openapi(args: argparse.Namespace) -> int:
-    """Regenerate the OpenAPI document from the routes (the app is built on a throwaway DB)."""
+@cardledger.command("openapi")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), default=SPEC_PATH, show_default=True
+)
+@click.option("--check", is_flag=True, help="fail if the file is out of date")
+def openapi(output: Path, check: bool) -> int:
+    """Regenerate openapi.yaml from the routes (the app is built on a throwaway DB)."""
     from service.app import create_app
     from service.config import Config
     from service.openapi import render_spec, write_spec
 
     app = create_app(Config(database_url="sqlite://"))
-    if args.check:
-        if args.output.is_file() and args.output.read_text(encoding="utf-8") == render_spec(app):
+    if check:
+        if output.is_file() and output.read_text(encoding="utf-8") == render_spec(app):
             return 0
-        print(f"{args.output} is out of date: run `make openapi`", file=sys.stderr)
+        print(f"{output} is out of date: run `make openapi`", file=sys.stderr)
         return 1
-    changed = write_spec(app, args.output)
-    print(f"{args.output}: {'updated' if changed else 'unchanged'}")
+    changed = write_spec(app, output)
+    print(f"{output}: {'updated' if changed else 'unchanged'}")
     return 0
 
 
-def _verify(args: argparse.Namespace) -> int:
-    """Check an export offline: readable, hash-chained, accepted by the rules engine and,
-    with ``--key``, signed by that key (the exporting server's, from its /signing-key)."""
+@cardledger.command("verify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--key",
+    metavar="PUB",
+    help="the exporting server's public key (base64, as GET /signing-key serves it): "
+    "the file must be signed by it",
+)
+def verify(file: Path, key: str | None) -> int:
+    """Check an exported table (JSON Lines) offline.
+
+    Readable, hash-chained, accepted by the rules engine and, with --key, signed by that
+    key (the exporting server's, from its /signing-key).
+    """
     from domain.audit import Problem
     from service.audit import Report, verify_file
     from service.signing import key_id, parse_public_key
 
     try:
-        key = None if args.key is None else parse_public_key(args.key)
+        public = None if key is None else parse_public_key(key)
     except ValueError as error:
         print(f"--key: {error} (give the public_key of GET /signing-key)", file=sys.stderr)
         return 2
     try:
-        header, report = verify_file(args.file.read_text(encoding="utf-8"), key)
+        header, report = verify_file(file.read_text(encoding="utf-8"), public)
     except UnicodeDecodeError as error:
         problem = Problem(0, "unreadable_export", f"the file is not UTF-8 text ({error.reason})")
         header, report = None, Report(problems=[problem])
-    name = f"table {header['id']} ({header['game']})" if header else str(args.file)
+    name = f"table {header['id']} ({header['game']})" if header else str(file)
     if report.ok:
         signed = (
-            f"signed by key {key_id(key)}"
-            if key is not None
+            f"signed by key {key_id(public)}"
+            if public is not None
             else "signature NOT checked (give --key PUBLIC_KEY to check it)"
         )
         print(f"{name}: OK, {report.events} events, head {report.head}, {signed}")
@@ -74,27 +102,17 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cardledger", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("token", help="print the organiser token").set_defaults(run=_token)
-    openapi = commands.add_parser("openapi", help="regenerate openapi.yaml")
-    openapi.add_argument("-o", "--output", type=Path, default=SPEC_PATH)
-    openapi.add_argument("--check", action="store_true", help="fail if the file is out of date")
-    openapi.set_defaults(run=_openapi)
-    simulation_cli.add_parser(commands)
-    serve.add_parser(commands)
-    verify = commands.add_parser("verify", help="check an exported table (JSON Lines) offline")
-    verify.add_argument("file", type=Path)
-    verify.add_argument(
-        "--key",
-        metavar="PUB",
-        help="the exporting server's public key (base64, as GET /signing-key serves it): "
-        "the file must be signed by it",
-    )
-    verify.set_defaults(run=_verify)
-    args = parser.parse_args(argv)
-    result: int = args.run(args)
-    return result
+    """Run ``cardledger``; the exit code is the command's (the console script exits with it)."""
+    try:
+        result = cardledger.main(list(argv) if argv is not None else None,
+                                 prog_name="cardledger", standalone_mode=False)  # fmt: skip
+    except click.ClickException as error:  # a usage error: click's message, exit 2
+        error.show()
+        return error.exit_code
+    except click.Abort:
+        print("Aborted!", file=sys.stderr)
+        return 1
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

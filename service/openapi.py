@@ -1,67 +1,31 @@
-"""Build `openapi.yaml` from the routes' docstrings and the marshmallow schemas.
+"""The API's OpenAPI description: flask-smorest's ``Api`` gathers it from the routes'
+declarations (``@blp.arguments``, ``@blp.response``, ``@blp.problems``: ``service.api``),
+and this module adds what is shared (problem responses, bearer security, body limits).
 
-The output is deterministic (routes sorted by path, fixed key order) so the committed file can
-be compared with a fresh build in a test: the spec cannot silently drift from the code.
+The output is deterministic (paths and schemas sorted, fixed key order) so the committed
+file can be compared with a fresh build in a test: the spec cannot silently drift from the
+code.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
+import flask_smorest
 import yaml
-from apispec import APISpec, BasePlugin
-from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec import BasePlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
-from apispec_webframeworks.flask import FlaskPlugin
 from flask import Flask
 
 from service.config import PROJECT_ROOT
 from service.jsonbody import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY
-from service.schemas import HealthSchema, ProblemSchema
-from service.schemas import jobs as j
-from service.schemas import lists as ls
-from service.schemas import tables as t
-from service.schemas import tournaments as tn
-from service.schemas.common import SigningKeySchema
+from service.schemas import ProblemSchema
 from service.version import __version__
 
 SPEC_PATH = PROJECT_ROOT / "openapi.yaml"
 OPENAPI_VERSION = "3.0.3"  # 3.0 rather than 3.1: best supported by schemathesis and client tools
 
-DOCSTRING_YAML = re.compile(r"^\s*---\s*$", re.MULTILINE)
-SCHEMAS = {
-    "Health": HealthSchema,
-    "Problem": ProblemSchema,
-    "TableCreate": t.TableCreateSchema,
-    "TableCreated": t.TableCreatedSchema,
-    "Action": t.ActionSchema,
-    "ActionResult": t.ActionResultSchema,
-    "TableSummary": t.TableSummarySchema,
-    "State": t.StateSchema,
-    "EventPage": t.EventPageSchema,
-    "DealHistory": t.DealHistorySchema,
-    "Verification": t.VerificationSchema,
-    "SigningKey": SigningKeySchema,
-    "SimulationCreate": j.SimulationCreateSchema,
-    "JobCreated": j.JobCreatedSchema,
-    "Job": j.JobSchema,
-    "TournamentCreate": tn.TournamentCreateSchema,
-    "Tournament": tn.TournamentSchema,
-    "EntryCreate": tn.EntryCreateSchema,
-    "Entry": tn.EntrySchema,
-    "RoundSeated": tn.RoundSeatedSchema,
-    "Standings": tn.StandingsSchema,
-    "PlayerCreate": tn.PlayerCreateSchema,
-    "Player": tn.PlayerSchema,
-    "Ladder": tn.LadderSchema,
-    "TablePage": ls.TablePageSchema,
-    "TournamentPage": ls.TournamentPageSchema,
-    "PlayerPage": ls.PlayerPageSchema,
-    "RoundSeating": ls.RoundSeatingSchema,
-    "SeatToken": ls.SeatTokenSchema,
-}
 #: Error responses the routes refer to as ``#/components/responses/<name>``.
 RESPONSES = {
     "BadRequest": "Malformed JSON or header; JSON nested more than "
@@ -103,44 +67,41 @@ class CrossFieldRules(BasePlugin):
         return dict(getattr(meta, "openapi", None) or {}) or None
 
 
-class PathIds(BasePlugin):
-    """A path parameter routed by the ``id`` converter (``service.api.StreamId``) matches only
-    what that converter does, so the spec takes its pattern from there: a fixed word such as
-    ``/tables/import`` is then not offered as a table's id."""
+class Api(flask_smorest.Api):
+    """flask-smorest's ``Api`` for the spec and the blueprints' registration only: errors
+    stay ``service.errors``'s problems, and no response is documented that is not declared."""
 
-    def operation_helper(
-        self, path: str | None = None, operations: dict | None = None, **kwargs: Any
-    ) -> None:
-        app, view = kwargs.get("app"), kwargs.get("view")
-        if app is None or view is None:
-            return
-        stream_id = app.url_map.converters["id"]
-        patterns = {
-            name: f"^{converter.regex}$"
-            for rule in app.url_map.iter_rules()
-            if app.view_functions.get(rule.endpoint) is view
-            for name, converter in rule._converters.items()
-            if isinstance(converter, stream_id)
-        }
-        for operation in (operations or {}).values():
-            for parameter in operation.get("parameters", []):
-                if parameter.get("in") == "path" and parameter.get("name") in patterns:
-                    parameter.setdefault("schema", {})["pattern"] = patterns[parameter["name"]]
+    DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def _register_error_handlers(self) -> None:
+        """``service.errors`` answers every error (problem+json with a stable ``code``)."""
+
+    def _register_responses(self) -> None:
+        """Our problem responses instead (``init_api``)."""
+
+    def _register_pagination_header(self) -> None:
+        """No route pages with flask-smorest's headers (lists page with ``next``)."""
+
+    def _register_etag_headers(self) -> None:
+        """``If-Match`` is documented where a route reads it."""
 
 
-def build_spec(app: Flask) -> APISpec:
-    spec = APISpec(
-        title="Card Ledger",
-        version=__version__,
-        openapi_version=OPENAPI_VERSION,
-        plugins=[FlaskPlugin(), MarshmallowPlugin(), BodyLimits(), CrossFieldRules(), PathIds()],
-        info={
-            "description": "Event-sourced tournament and scoring service for card games.",
+def init_api(app: Flask) -> Api:
+    """The app's ``Api``, with the components every route may refer to."""
+    api = Api(
+        app,
+        spec_kwargs={
+            "title": "Card Ledger",
+            "version": __version__,
+            "openapi_version": OPENAPI_VERSION,
+            "info": {"description": "Event-sourced tournament and scoring service for card games."},
+            "extra_plugins": [BodyLimits(), CrossFieldRules()],
         },
     )
+    spec = api.spec
+    assert spec is not None
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    for name, schema in sorted(SCHEMAS.items()):
-        spec.components.schema(name, schema=schema)
+    spec.components.schema("Problem", schema=ProblemSchema)
     for name, description in RESPONSES.items():
         spec.components.response(
             name,
@@ -149,22 +110,32 @@ def build_spec(app: Flask) -> APISpec:
                 "content": {"application/problem+json": {"schema": "Problem"}},
             },
         )
-    rules = sorted(app.url_map.iter_rules(), key=lambda rule: (rule.rule, rule.endpoint))
-    with app.app_context():
-        for rule in rules:
-            view = app.view_functions[rule.endpoint]
-            if DOCSTRING_YAML.search(view.__doc__ or ""):  # only documented routes are published
-                spec.path(view=view, app=app)
-    return spec
+    return api
 
 
 def render_spec(app: Flask) -> str:
-    built = build_spec(app).to_dict()
+    api: Api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+    built = api.spec.to_dict()
+    built["paths"] = {path: _tidy(item) for path, item in sorted(built["paths"].items())}
+    schemas = built.get("components", {}).get("schemas", {})
+    built["components"]["schemas"] = dict(sorted(schemas.items()))
     built.setdefault("security", [{"bearer": []}])  # routes opt out with `security: []`
     order = ["openapi", "info", "security", "paths", "components"]
     document = {key: built[key] for key in order if key in built}
     document.update({key: value for key, value in built.items() if key not in document})
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _tidy(item: dict[str, Any]) -> dict[str, Any]:
+    """A path's operations with their responses by status, as people read them, and the
+    docstring's description as paragraphs (its line breaks are the source's, not the text's)."""
+    for operation in item.values():
+        if isinstance(operation, dict) and "responses" in operation:
+            operation["responses"] = dict(sorted(operation["responses"].items()))
+            if "description" in operation:
+                paragraphs = operation["description"].split("\n\n")
+                operation["description"] = "\n\n".join(" ".join(p.split()) for p in paragraphs)
+    return item
 
 
 def write_spec(app: Flask, path: Path = SPEC_PATH) -> bool:

@@ -1,42 +1,34 @@
-"""Every route of the app: the API's blueprints (``service.api``) and the pages'
-(``service.pages``), registered by ``service.app.create_app``."""
+"""Every route of the app: the API's blueprints (``service.api``, registered through
+flask-smorest's ``Api``, which documents them) and the pages' (``service.pages``), registered
+by ``service.app.create_app``."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api.audit import blueprint as audit
-from service.api.health import blueprint as health
-from service.api.jobs import blueprint as jobs
-from service.api.lists import blueprint as lists
-from service.api.players import blueprint as players
-from service.api.rounds import blueprint as rounds
-from service.api.seats import blueprint as seats
-from service.api.spec import blueprint as spec
-from service.api.tables import blueprint as tables
-from service.api.tournaments import blueprint as tournaments
+from service.api.audit import blp as audit
+from service.api.health import blp as health
+from service.api.jobs import blp as jobs
+from service.api.lists import blp as lists
+from service.api.players import blp as players
+from service.api.rounds import blp as rounds
+from service.api.seats import blp as seats
+from service.api.spec import blp as spec
+from service.api.tables import blp as tables
+from service.api.tournaments import blp as tournaments
+from service.openapi import init_api
 from service.pages import blueprint as pages
 from service.pages.console import blueprint as console
 from service.pages.play import blueprint as page_play
 from service.pages.rules import blueprint as rules
 
-BLUEPRINTS = (
-    health,
-    spec,
-    tables,
-    audit,
-    jobs,
-    tournaments,
-    players,
-    lists,
-    seats,
-    rounds,
-    pages,
-    page_play,
-    rules,
-    console,
-)
+#: Documented in ``openapi.yaml``.
+API_BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, lists, seats, rounds)
+#: HTML, outside the API's description.
+BLUEPRINTS = (pages, page_play, rules, console)
 
 
 class StreamId(BaseConverter):
@@ -46,7 +38,16 @@ class StreamId(BaseConverter):
     regex = "[0-9a-f]{32}"
 
 
+def stream_id_schema(converter: BaseConverter) -> dict[str, Any]:
+    """A path's id in the spec matches only what the converter does."""
+    return {"type": "string", "pattern": f"^{converter.regex}$"}
+
+
 def register_blueprints(app: Flask) -> None:
     app.url_map.converters["id"] = StreamId
+    api = init_api(app)
+    api.register_converter(StreamId, stream_id_schema)
+    for documented in API_BLUEPRINTS:
+        api.register_blueprint(documented)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

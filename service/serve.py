@@ -12,7 +12,6 @@ SIGTERM from the kernel. With `REDIS_URL` (workers are `make worker`s) or
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ctypes
 import os
@@ -20,7 +19,10 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from types import FrameType
+
+import click
 
 from service.config import Config
 
@@ -34,7 +36,18 @@ def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before e
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def commands(args: argparse.Namespace, config: Config) -> dict[str, list[str]]:
+@dataclass(frozen=True)
+class Options:
+    """``cardledger serve``'s options."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 2
+    threads: int = 4
+    job_workers: int = 2
+
+
+def commands(args: Options, config: Config) -> dict[str, list[str]]:
     """What to start: gunicorn always; the worker with its beat for the SQLite broker."""
     python = sys.executable
     started = {
@@ -66,7 +79,7 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
         child.wait()
 
 
-def serve(args: argparse.Namespace) -> int:
+def serve(args: Options) -> int:
     config = Config.from_env()  # a bad CARDLEDGER_JOBS stops here, before anything starts
     stopping: list[int] = []
 
@@ -99,13 +112,16 @@ def serve(args: argparse.Namespace) -> int:
     return 1
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "serve", help="gunicorn, plus the jobs' Celery worker on the SQLite broker (make run)"
-    )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
-    parser.add_argument("--job-workers", type=int, default=2, help="Celery worker processes")
-    parser.set_defaults(run=serve)
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--workers", type=int, default=2, show_default=True, help="gunicorn worker processes")
+@click.option(
+    "--threads", type=int, default=4, show_default=True, help="threads per gunicorn worker"
+)
+@click.option(
+    "--job-workers", type=int, default=2, show_default=True, help="Celery worker processes"
+)
+def serve_command(**options: object) -> int:
+    """gunicorn, plus the jobs' Celery worker on the SQLite broker (make run)."""
+    return serve(Options(**options))  # type: ignore[arg-type]

@@ -8,10 +8,10 @@ numbers are those the service would store for the same request.
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any
 
+import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -20,33 +20,38 @@ from domain.bots.simulate import Simulation, result, run_chunk
 from domain.errors import RuleViolation
 
 
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "simulate",
-        help="simulate matches between bots",
-        description="e.g. cardledger simulate --game bottle-imp "
-        "--seats heuristic,random,random --matches 1000 --seed 1",
-    )
-    parser.add_argument("--game", required=True)
-    parser.add_argument("--variant")
-    parser.add_argument("--seats", required=True, help="bot per seat, comma-separated")
-    parser.add_argument("--matches", type=int, default=100)
-    parser.add_argument("--seed", default="1")
-    parser.add_argument("--target-score", type=int)
-    parser.add_argument("--max-deals", type=int)
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(run=run)
+@click.command("simulate")
+@click.option("--game", required=True)
+@click.option("--variant")
+@click.option("--seats", required=True, help="bot per seat, comma-separated")
+@click.option("--matches", type=int, default=100, show_default=True)
+@click.option("--seed", default="1", show_default=True)
+@click.option("--target-score", type=int)
+@click.option("--max-deals", type=int)
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
+def simulate(
+    game: str,
+    variant: str | None,
+    seats: str,
+    matches: int,
+    seed: str,
+    target_score: int | None,
+    max_deals: int | None,
+    as_json: bool,
+) -> int:
+    """Simulate matches between bots.
 
-
-def run(args: argparse.Namespace) -> int:
+    e.g. cardledger simulate --game bottle-imp --seats heuristic,random,random
+    --matches 1000 --seed 1
+    """
     sim = Simulation(
-        game=args.game,
-        seats=tuple(s.strip() for s in args.seats.split(",") if s.strip()),
-        matches=args.matches,
-        seed=str(args.seed),
-        variant=args.variant,
-        target_score=args.target_score,
-        max_deals=args.max_deals,
+        game=game,
+        seats=tuple(s.strip() for s in seats.split(",") if s.strip()),
+        matches=matches,
+        seed=str(seed),
+        variant=variant,
+        target_score=target_score,
+        max_deals=max_deals,
     )
     console = Console(stderr=True)
     try:
@@ -54,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     except RuleViolation as error:
         console.print(f"[red]{error.code}[/red]: {error.message}")
         return 2
-    matches: list[list[Any]] = []
+    played: list[list[Any]] = []
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -64,10 +69,10 @@ def run(args: argparse.Namespace) -> int:
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task(f"{sim.game} matches", total=sim.matches)
         for chunk in sim.chunks():
-            matches += run_chunk(sim, chunk)
+            played += run_chunk(sim, chunk)
             progress.update(task, advance=len(chunk))
-    summary = result(sim, matches)
-    if args.json:
+    summary = result(sim, played)
+    if as_json:
         print(json.dumps(summary))
     else:
         print_table(summary, Console())

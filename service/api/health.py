@@ -8,16 +8,17 @@ import sqlite3
 from pathlib import Path
 
 import redis
-from flask import Blueprint, current_app
+from flask import current_app
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from service.api.base import NO_TOKEN, Blueprint
 from service.config import Config
 from service.db import get_database
 from service.schemas import HealthSchema
 
 logger = logging.getLogger(__name__)
-blueprint = Blueprint("health", __name__)
+blp = Blueprint("health", __name__, description="For load balancers and people.")
 BROKER_TIMEOUT_SECONDS = 0.5
 
 
@@ -63,27 +64,16 @@ def broker_status(redis_url: str | None) -> str:
     return "ok"
 
 
-@blueprint.get("/health")
+@blp.get("/health", operation_id="getHealth", security=NO_TOKEN)
+@blp.response(
+    200, HealthSchema, description="The service answers; `broker` says whether jobs can be queued."
+)
+@blp.alt_response(503, schema=HealthSchema, description="The database is down.")
 def health() -> tuple[dict[str, object], int]:
-    """Report the service's health. Without the database nothing works (503); a broker
-    that is down is reported, but every route that does not queue work still answers.
-    ---
-    get:
-      summary: Service health
-      operationId: getHealth
-      tags: [health]
-      security: []
-      responses:
-        "200":
-          description: The service answers; `broker` says whether jobs can be queued.
-          content:
-            application/json:
-              schema: Health
-        "503":
-          description: The database is down.
-          content:
-            application/json:
-              schema: Health
+    """Service health
+
+    Without the database nothing works (503); a broker that is down is reported, but every
+    route that does not queue work still answers.
     """
     config: Config = current_app.config["CARDLEDGER"]
     if config.jobs == "sqlite":
@@ -92,4 +82,4 @@ def health() -> tuple[dict[str, object], int]:
         broker = broker_status(config.redis_url if config.jobs == "redis" else None)
     report = {"database": database_status(), "broker": broker, "jobs": config.jobs}
     ok = report["database"] == "ok"
-    return HealthSchema().dump({"ok": ok, **report}), 200 if ok else 503
+    return {"ok": ok, **report}, 200 if ok else 503

@@ -10,28 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
 from kombu.exceptions import OperationalError as BrokerError
 
 from domain.bots.simulate import Simulation
 from service import jobs
-from service.api.tables import json_body
-from service.auth import require_organiser, viewer_of
+from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
+from service.auth import viewer_of
 from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
 from service.schemas.jobs import JobCreatedSchema, JobSchema, SimulationCreateSchema
 from service.tablelog import damaged
 
-blueprint = Blueprint("jobs", __name__)
-
-
-class SCHEMAS:
-    """One instance each: building a marshmallow schema costs more than using it."""
-
-    JobCreatedSchema = JobCreatedSchema()
-    JobSchema = JobSchema()
-    SimulationCreateSchema = SimulationCreateSchema()
+blp = Blueprint("jobs", __name__, description="Bots' autoplay, simulations, job status.")
 
 
 def _start(job_id: str, task: str, *args: Any) -> None:
@@ -50,26 +41,15 @@ def _start(job_id: str, task: str, *args: Any) -> None:
         jobs.fail(job_id, error)
 
 
-@blueprint.post("/tables/<id:table_id>/autoplay")
+@blp.post("/tables/<id:table_id>/autoplay", operation_id="autoplay")
+@blp.response(
+    202, JobCreatedSchema, description="The job playing the bots; poll `GET /jobs/{job}`."
+)
+@blp.problems(401, 404, 409, 503)
 def autoplay(table_id: str) -> tuple[dict[str, Any], int]:
-    """Let the bots of a table move until a person must act or the match ends.
-    ---
-    post:
-      summary: Play the bots now
-      operationId: autoplay
-      tags: [jobs]
-      parameters:
-        - {in: path, name: table_id, required: true, schema: {type: string}}
-      responses:
-        "202":
-          description: The job playing the bots; poll `GET /jobs/{job}`.
-          content:
-            application/json:
-              schema: JobCreated
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "409": {$ref: "#/components/responses/Conflict"}
-        "503": {$ref: "#/components/responses/Unavailable"}
+    """Play the bots now
+
+    Let the bots of a table move until a person must act or the match ends.
     """
     with get_database().reading() as connection:
         viewer = viewer_of(connection, table_id)
@@ -81,63 +61,37 @@ def autoplay(table_id: str) -> tuple[dict[str, Any], int]:
     job_id = jobs.create(jobs.AUTOPLAY, {"table": table_id}, None, table_id)
     seconds = jobs.EAGER_AUTOPLAY_SECONDS if jobs.is_eager() else None
     _start(job_id, "cardledger.autoplay", table_id, job_id, seconds)
-    return SCHEMAS.JobCreatedSchema.dump({"job": job_id}), 202
+    return {"job": job_id}, 202
 
 
-@blueprint.post("/simulations")
-def simulate() -> tuple[dict[str, Any], int]:
-    """Simulate matches between bots (organiser): win rates with 95% intervals.
-    ---
-    post:
-      summary: Simulate bot matches
-      operationId: createSimulation
-      tags: [jobs]
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: SimulationCreate
-      responses:
-        "202":
-          description: The simulation job; poll `GET /jobs/{job}`.
-          content:
-            application/json:
-              schema: JobCreated
-        "400": {$ref: "#/components/responses/BadRequest"}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
-        "503": {$ref: "#/components/responses/Unavailable"}
+@blp.post("/simulations", operation_id="createSimulation")
+@organiser_only
+@blp.arguments(SimulationCreateSchema())
+@blp.response(202, JobCreatedSchema, description="The simulation job; poll `GET /jobs/{job}`.")
+@blp.problems(400, 401, 403, 422, 503)
+def simulate(spec: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Simulate bot matches (organiser)
+
+    Win rates with 95% intervals.
     """
-    require_organiser()
-    spec = SCHEMAS.SimulationCreateSchema.load(json_body())
     sim = Simulation.of(spec)
     sim.check()  # unknown bot, seats the game refuses, bad rules: 422 before any job
     job_id = jobs.create(jobs.SIMULATION, sim.spec(), sim.matches)
     seconds = jobs.EAGER_SIMULATION_SECONDS if jobs.is_eager() else None
     _start(job_id, "cardledger.simulate", job_id, seconds)
-    return SCHEMAS.JobCreatedSchema.dump({"job": job_id}), 202
+    return {"job": job_id}, 202
 
 
-@blueprint.get("/jobs/<id:job_id>")
+@blp.get("/jobs/<id:job_id>", operation_id="getJob", security=TOKEN_OPTIONAL)
+@blp.response(
+    200, JobSchema, description="State, progress, and the result once done (or the error)."
+)
+@blp.problems(404)
 def get_job(job_id: str) -> tuple[dict[str, Any], int]:
-    """A job's state, progress and result (anyone who knows its id).
-    ---
-    get:
-      summary: Job status
-      operationId: getJob
-      tags: [jobs]
-      security: [{}, {bearer: []}]
-      parameters:
-        - {in: path, name: job_id, required: true, schema: {type: string}}
-      responses:
-        "200":
-          description: State, progress, and the result once done (or the error).
-          content:
-            application/json:
-              schema: Job
-        "404": {$ref: "#/components/responses/NotFound"}
+    """Job status
+
+    A job's state, progress and result (anyone who knows its id).
     """
     with get_database().reading() as connection:
         job = jobs.view(connection, job_id)
-    return SCHEMAS.JobSchema.dump(job), 200
+    return job, 200

@@ -4,94 +4,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
-from service.api.tables import json_body
-from service.auth import require_organiser
+from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
 from service.players import ladder, read_player, register_player
 from service.schemas.tournaments import LadderSchema, PlayerCreateSchema, PlayerSchema
 
-blueprint = Blueprint("players", __name__)
+blp = Blueprint("players", __name__, description="People known across tournaments, rated.")
 
 
-class SCHEMAS:
-    """One instance each: building a marshmallow schema costs more than using it."""
+@blp.post("/players", operation_id="createPlayer")
+@organiser_only
+@blp.arguments(PlayerCreateSchema())
+@blp.response(201, PlayerSchema, description="The player, at OpenSkill's starting rating.")
+@blp.problems(400, 401, 403, 422)
+def post_player(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Register a player (organiser)
 
-    LadderSchema = LadderSchema()
-    PlayerCreateSchema = PlayerCreateSchema()
-    PlayerSchema = PlayerSchema()
-
-
-@blueprint.post("/players")
-def post_player() -> tuple[dict[str, Any], int]:
-    """Register a player (organiser); seats and entries then name them by ``player_id``.
-    ---
-    post:
-      summary: Register a player
-      operationId: createPlayer
-      tags: [players]
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: PlayerCreate
-      responses:
-        "201":
-          description: The player, at OpenSkill's starting rating.
-          content:
-            application/json:
-              schema: Player
-        "400": {$ref: "#/components/responses/BadRequest"}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+    Seats and entries then name them by ``player_id``.
     """
-    require_organiser()
-    body = SCHEMAS.PlayerCreateSchema.load(json_body())
-    return SCHEMAS.PlayerSchema.dump(register_player(body["name"])), 201
+    return register_player(body["name"]), 201
 
 
-@blueprint.get("/players/<id:player_id>")
+@blp.get("/players/<id:player_id>", operation_id="getPlayer", security=TOKEN_OPTIONAL)
+@blp.response(
+    200, PlayerSchema, description="The player; the rating is updated after every finished table."
+)
+@blp.problems(401, 404)
 def get_player(player_id: str) -> tuple[dict[str, Any], int]:
-    """A player and their rating (anyone).
-    ---
-    get:
-      summary: Player
-      operationId: getPlayer
-      tags: [players]
-      security: [{}, {bearer: []}]
-      parameters:
-        - in: path
-          name: player_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-      responses:
-        "200":
-          description: The player; the rating is updated after every finished table.
-          content:
-            application/json:
-              schema: Player
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
+    """Player
+
+    A player and their rating (anyone).
     """
-    return SCHEMAS.PlayerSchema.dump(read_player(player_id)), 200
+    return read_player(player_id), 200
 
 
-@blueprint.get("/ratings")
+@blp.get("/ratings", operation_id="getRatings", security=TOKEN_OPTIONAL)
+@blp.response(
+    200, LadderSchema, description="Best ordinal (mu - 3 sigma) first; equal ordinals share a rank."
+)
+@blp.problems(401)
 def get_ratings() -> tuple[dict[str, Any], int]:
-    """The ratings ladder (anyone): players with at least one rated table.
-    ---
-    get:
-      summary: Ratings ladder
-      operationId: getRatings
-      tags: [players]
-      security: [{}, {bearer: []}]
-      responses:
-        "200":
-          description: Best ordinal (mu - 3 sigma) first; equal ordinals share a rank.
-          content:
-            application/json:
-              schema: Ladder
-        "401": {$ref: "#/components/responses/Unauthorized"}
+    """Ratings ladder
+
+    Players with at least one rated table (anyone).
     """
-    return SCHEMAS.LadderSchema.dump({"rows": ladder()}), 200
+    return {"rows": ladder()}, 200

@@ -5,47 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
+from service.api.base import TOKEN_OPTIONAL, Blueprint
 from service.db import get_database
 from service.schemas.lists import RoundSeatingSchema
 from service.tournaments import round_seating
 
-blueprint = Blueprint("rounds", __name__)
+blp = Blueprint("rounds", __name__, description="A tournament round's seating and its tables.")
 
 
-class SCHEMAS:
-    """One instance each: building a marshmallow schema costs more than using it."""
-
-    RoundSeatingSchema = RoundSeatingSchema()
-
-
-@blueprint.get("/tournaments/<id:tournament_id>/rounds/<int:round_number>")
+@blp.get(
+    "/tournaments/<id:tournament_id>/rounds/<int:round_number>",
+    operation_id="getRound",
+    security=TOKEN_OPTIONAL,
+)
+@blp.response(
+    200,
+    RoundSeatingSchema,
+    description="Each table of the round with its seats (entries, or bots), its status and "
+    "the seats it waits for; and the entries given a bye.",
+)
+@blp.problems(401, 404)
 def get_round(tournament_id: str, round_number: int) -> tuple[dict[str, Any], int]:
-    """A seated round (anyone): its tables by number, their seats, status and who is to act.
-    ---
-    get:
-      summary: Round seating
-      operationId: getRound
-      tags: [tournaments]
-      security: [{}, {bearer: []}]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-        - {in: path, name: round_number, required: true, schema: {type: integer, minimum: 1}}
-      responses:
-        "200":
-          description: >-
-            Each table of the round with its seats (entries, or bots), its status and the
-            seats it waits for; and the entries given a bye.
-          content:
-            application/json:
-              schema: RoundSeating
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
+    """Round seating
+
+    A seated round (anyone): its tables by number, their seats, status and who is to act.
     """
     with get_database().reading() as connection:
         seating = round_seating(connection, tournament_id, round_number)
-    return SCHEMAS.RoundSeatingSchema.dump(seating), 200
+    return seating, 200

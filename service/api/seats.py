@@ -5,50 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
-
-from service.auth import require_organiser
+from service.api.base import Blueprint, organiser_only
 from service.db import get_database
 from service.schemas.lists import SeatTokenSchema
 from service.seats import reissue_seat_token
 
-blueprint = Blueprint("seats", __name__)
+blp = Blueprint("seats", __name__, description="A seat's token issued again.")
 
 
-class SCHEMAS:
-    """One instance each: building a marshmallow schema costs more than using it."""
-
-    SeatTokenSchema = SeatTokenSchema()
-
-
-@blueprint.post("/tables/<id:table_id>/seats/<int:seat>/token")
+@blp.post("/tables/<id:table_id>/seats/<int:seat>/token", operation_id="reissueSeatToken")
+@organiser_only
+@blp.response(201, SeatTokenSchema, description="The seat's new token (shown only now).")
+@blp.problems(401, 403, 404, 422)
 def post_seat_token(table_id: str, seat: int) -> tuple[dict[str, Any], int]:
-    """A fresh token for a human seat (organiser); the seat's earlier token stops working.
-    ---
-    post:
-      summary: Reissue a seat token
-      operationId: reissueSeatToken
-      tags: [tables]
-      parameters:
-        - {in: path, name: table_id, required: true, schema: {type: string}}
-        - {in: path, name: seat, required: true, schema: {type: integer, minimum: 0}}
-      responses:
-        "201":
-          description: The seat's new token (shown only now).
-          content:
-            application/json:
-              schema: SeatToken
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "422":
-          description: >-
-            The table has no such seat (`unknown_seat`), or a bot sits there (`bot_seat`).
-          content:
-            application/problem+json:
-              schema: Problem
+    """Reissue a seat token
+
+    A fresh token for a human seat (organiser); the seat's earlier token stops working at
+    once. A seat the table does not have is 422 ``unknown_seat``; a bot's, ``bot_seat``.
     """
-    require_organiser()
     with get_database().writing() as connection:
         token = reissue_seat_token(connection, table_id, seat)
-    return SCHEMAS.SeatTokenSchema.dump({"seat": seat, "token": token}), 201
+    return {"seat": seat, "token": token}, 201

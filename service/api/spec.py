@@ -2,35 +2,36 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+from flask import Response, current_app
 
+from service.api.base import NO_TOKEN, Blueprint
 from service.openapi import SPEC_PATH, render_spec
 
-blueprint = Blueprint("spec", __name__)
+blp = Blueprint("meta", __name__, description="This API's own description.")
+#: ``GET /openapi.yaml`` answers an OpenAPI 3.0 document.
+DOCUMENT = {
+    "type": "object",
+    "required": ["openapi", "info", "paths", "components"],
+    "properties": {
+        "openapi": {"type": "string", "pattern": "^3[.]0[.][0-9]+$"},
+        "info": {"type": "object", "required": ["title", "version"]},
+        "paths": {"type": "object"},
+        "components": {"type": "object"},
+    },
+}
 
 
-@blueprint.get("/openapi.yaml")
+@blp.get("/openapi.yaml", operation_id="getOpenApi", security=NO_TOKEN)
+@blp.response(
+    200,
+    DOCUMENT,
+    content_type="application/yaml",
+    description="The OpenAPI document, as YAML (this very document, parsed).",
+)
 def openapi_yaml() -> Response:
-    """Serve the committed `openapi.yaml`, or build it when running from an install without it.
-    ---
-    get:
-      summary: The OpenAPI description of this API
-      operationId: getOpenApi
-      tags: [meta]
-      security: []
-      responses:
-        "200":
-          description: The OpenAPI document, as YAML (this very document, parsed).
-          content:
-            application/yaml:
-              schema:
-                type: object
-                required: [openapi, info, paths, components]
-                properties:
-                  openapi: {type: string, pattern: '^3[.]0[.][0-9]+$'}
-                  info: {type: object, required: [title, version]}
-                  paths: {type: object}
-                  components: {type: object}
+    """The OpenAPI description of this API
+
+    The committed `openapi.yaml`, or one built when running from an install without it.
     """
     if SPEC_PATH.is_file():
         document = SPEC_PATH.read_text(encoding="utf-8")

@@ -2,94 +2,44 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from flask import Blueprint, request
-
-from service.auth import require_organiser, require_player, viewer_of
+from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only, seat_or_organiser
+from service.auth import Viewer, viewer_of
 from service.commands import act, commitment, create_table, table_logs, visible_rows
 from service.db import get_database
 from service.errors import ApiError
 from service.imports import import_mark
 from service.schemas.tables import (
+    ActionHeadersSchema,
     ActionResultSchema,
     ActionSchema,
-    DealHistorySchema,
     EventPageSchema,
     EventQuerySchema,
     StateQuerySchema,
+    StateSchema,
     TableCreatedSchema,
     TableCreateSchema,
     TableSummarySchema,
-    VerificationSchema,
 )
 from service.tablelog import TableLog
 
-blueprint = Blueprint("tables", __name__)
+blp = Blueprint("tables", __name__, description="Open a table, act at it, read it.")
 
 
-class SCHEMAS:
-    """One instance each: building a marshmallow schema costs more than using it."""
-
-    ActionResultSchema = ActionResultSchema()
-    ActionSchema = ActionSchema()
-    EventPageSchema = EventPageSchema()
-    EventQuerySchema = EventQuerySchema()
-    StateQuerySchema = StateQuerySchema()
-    TableCreatedSchema = TableCreatedSchema()
-    TableCreateSchema = TableCreateSchema()
-    TableSummarySchema = TableSummarySchema()
-    DealHistorySchema = DealHistorySchema()
-    VerificationSchema = VerificationSchema()
-
-
-def json_body() -> Any:
-    """The request's JSON object; text that cannot be stored as UTF-8 JSON (a lone
-    surrogate, NaN) is refused here rather than deep in the hash chain."""
-    body = request.get_json(force=True)  # JSON whatever the Content-Type says
-    try:
-        json.dumps(body, allow_nan=False, ensure_ascii=False).encode("utf-8")
-    except (ValueError, UnicodeEncodeError) as error:
-        raise ApiError(400, "malformed_json", f"the body is not storable JSON: {error}") from None
-    if not isinstance(body, dict):
-        raise ApiError(
-            422,
-            "validation_error",
-            "the body must be a JSON object",
-            extra={"errors": {"_schema": ["the body must be a JSON object"]}},
-        )
-    return body
-
-
-@blueprint.post("/tables")
-def open_table() -> tuple[dict[str, Any], int]:
-    """Open a table (organiser).
-    ---
-    post:
-      summary: Open a table
-      operationId: createTable
-      tags: [tables]
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: TableCreate
-      responses:
-        "201":
-          description: The table, with one token per human seat (shown only now).
-          content:
-            application/json:
-              schema: TableCreated
-        "400": {$ref: "#/components/responses/BadRequest"}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
-    """
-    require_organiser()
-    spec = SCHEMAS.TableCreateSchema.load(json_body())
+@blp.post("/tables", operation_id="createTable")
+@organiser_only
+@blp.arguments(TableCreateSchema())
+@blp.response(
+    201,
+    TableCreatedSchema,
+    description="The table, with one token per human seat (shown only now).",
+)
+@blp.problems(400, 401, 403, 422)
+def open_table(spec: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Open a table (organiser)"""
     created = create_table(spec)
-    return SCHEMAS.TableCreatedSchema.dump(created_body(created.log, created.tokens)), 201
+    return created_body(created.log, created.tokens), 201
 
 
 def created_body(log: TableLog, tokens: dict[int, str]) -> dict[str, Any]:
@@ -107,68 +57,27 @@ def created_body(log: TableLog, tokens: dict[int, str]) -> dict[str, Any]:
     }
 
 
-def _expected_version() -> int | None:
-    header = request.headers.get("If-Match")
-    if header is None:
-        return None
-    text = header.strip().removeprefix("W/").strip('"')
-    if not (text.isascii() and text.isdigit() and len(text) < 10):
-        raise ApiError(
-            400, "bad_if_match", 'If-Match takes the expected version in quotes: If-Match: "12"'
-        )
-    return int(text)
+@blp.post("/tables/<id:table_id>/actions", operation_id="postAction")
+@seat_or_organiser("acting at a table needs a seat or organiser token")
+@blp.arguments(ActionHeadersSchema(), location="headers")
+@blp.arguments(ActionSchema())  # shape and types; the engine judges cards and rules
+@blp.response(
+    201,
+    ActionResultSchema,
+    description="The new version and the events appended, as the caller may see them.",
+)
+@blp.problems(400, 401, 403, 404, 409, 422)
+def post_action(
+    headers: dict[str, Any], action: dict[str, Any], table_id: str, viewer: Viewer
+) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Record an action
 
-
-@blueprint.post("/tables/<id:table_id>/actions")
-def post_action(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Take an action at a table (the organiser for any seat, a seat token for its seat).
-    ---
-    post:
-      summary: Record an action
-      operationId: postAction
-      tags: [tables]
-      parameters:
-        - {in: path, name: table_id, required: true, schema: {type: string}}
-        - in: header
-          name: If-Match
-          required: false
-          schema: {type: string, pattern: '^(W/)?"?[0-9]{1,9}"?$'}
-          description: The expected current version, in quotes.
-        - in: header
-          name: Idempotency-Key
-          required: false
-          schema: {type: string, minLength: 1, maxLength: 200}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: Action
-      responses:
-        "201":
-          description: The new version and the events appended, as the caller may see them.
-          content:
-            application/json:
-              schema: ActionResult
-        "400": {$ref: "#/components/responses/BadRequest"}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "409": {$ref: "#/components/responses/Conflict"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+    The organiser may act for any seat, a seat's token for its own seat.
     """
-    # who asks is settled before a byte of the body is read: a forged token costs nothing
-    viewer = require_player(table_id, "acting at a table needs a seat or organiser token")
-    body = json_body()
-    SCHEMAS.ActionSchema.load(body)  # shape and types; the engine judges cards and rules
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise ApiError(400, "bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
-    accepted = act(table_id, body, viewer, _expected_version(), key)
-    return (
-        SCHEMAS.ActionResultSchema.dump(accepted.body),
-        accepted.status,
-        {"ETag": f'"{accepted.body["version"]}"'},
+    accepted = act(
+        table_id, action, viewer, headers.get("expected"), headers.get("idempotency_key")
     )
+    return accepted.body, accepted.status, {"ETag": f'"{accepted.body["version"]}"'}
 
 
 def _read(table_id: str) -> tuple[TableLog, Any]:
@@ -208,58 +117,35 @@ def damaged_field(log: TableLog) -> dict[str, Any] | None:
     return log.damage.as_dict() if log.damage is not None else None
 
 
-@blueprint.get("/tables/<id:table_id>")
+@blp.get("/tables/<id:table_id>", operation_id="getTable", security=TOKEN_OPTIONAL)
+@blp.response(
+    200,
+    TableSummarySchema,
+    description="Status, seats, totals and ranking; the seed and salt once the match ended.",
+)
+@blp.problems(401, 404)
 def get_table(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """A table's summary (anyone).
-    ---
-    get:
-      summary: Table summary
-      operationId: getTable
-      tags: [tables]
-      security: [{}, {bearer: []}]
-      parameters:
-        - {in: path, name: table_id, required: true, schema: {type: string}}
-      responses:
-        "200":
-          description: Status, seats, totals and ranking; the seed and salt once the match
-            ended.
-          content:
-            application/json:
-              schema: TableSummary
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
-    """
+    """Table summary"""
     log, _ = _read(table_id)
     with get_database().reading() as connection:
         imported = import_mark(connection, table_id)  # beside the log, never in it
-    body = SCHEMAS.TableSummarySchema.dump({**summary(log), "imported": imported})
-    return body, 200, {"ETag": f'"{log.version}"'}
+    return {**summary(log), "imported": imported}, 200, {"ETag": f'"{log.version}"'}
 
 
-@blueprint.get("/tables/<id:table_id>/state")
-def get_state(table_id: str) -> tuple[dict[str, Any], int]:
-    """The state as the caller may see it, now or at an earlier version.
-    ---
-    get:
-      summary: Table state
-      operationId: getState
-      tags: [tables]
-      security: [{}, {bearer: []}]
-      parameters:
-        - {in: path, name: table_id, required: true, schema: {type: string}}
-        - {in: query, name: version, required: false,
-           schema: {type: integer, minimum: 1, maximum: 2147483647}}
-      responses:
-        "200":
-          description: The state at that version, redacted for the caller.
-          content:
-            application/json:
-              schema: State
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+@blp.get("/tables/<id:table_id>/state", operation_id="getState", security=TOKEN_OPTIONAL)
+@blp.arguments(StateQuerySchema(), location="query")
+@blp.alt_response(  # documented, not dumped: the view carries what its game shows
+    200,
+    schema=StateSchema,
+    description="The state at that version, redacted for the caller.",
+    success=True,
+)
+@blp.problems(401, 404, 422)
+def get_state(query: dict[str, Any], table_id: str) -> tuple[dict[str, Any], int]:
+    """Table state
+
+    The state as the caller may see it, now or at an earlier version.
     """
-    query = SCHEMAS.StateQuerySchema.load(request.args.to_dict())
     log, viewer = _read(table_id)
     version = query.get("version", log.version)
     if version > log.version:
@@ -268,34 +154,19 @@ def get_state(table_id: str) -> tuple[dict[str, Any], int]:
     return {"version": version, **shown, "damaged": damaged_field(log)}, 200
 
 
-@blueprint.get("/tables/<id:table_id>/events")
-def get_events(table_id: str) -> tuple[dict[str, Any], int]:
-    """The event log in version order, hidden fields redacted for the caller.
-    ---
-    get:
-      summary: Table events
-      operationId: getEvents
-      tags: [tables]
-      security: [{}, {bearer: []}]
-      parameters:
-        - {in: path, name: table_id, required: true, schema: {type: string}}
-        - {in: query, name: after, required: false,
-           schema: {type: integer, minimum: 0, maximum: 2147483647}}
-        - {in: query, name: limit, required: false,
-           schema: {type: integer, minimum: 1, maximum: 1000}}
-      responses:
-        "200":
-          description: Up to `limit` events after version `after`; `next` pages on.
-          content:
-            application/json:
-              schema: EventPage
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+@blp.get("/tables/<id:table_id>/events", operation_id="getEvents", security=TOKEN_OPTIONAL)
+@blp.arguments(EventQuerySchema(), location="query")
+@blp.response(
+    200, EventPageSchema, description="Up to `limit` events after version `after`; `next` pages on."
+)
+@blp.problems(401, 404, 422)
+def get_events(query: dict[str, Any], table_id: str) -> tuple[dict[str, Any], int]:
+    """Table events
+
+    The event log in version order, hidden fields redacted for the caller.
     """
-    query = SCHEMAS.EventQuerySchema.load(request.args.to_dict())
     log, viewer = _read(table_id)
     after, limit = query["after"], query["limit"]
     rows = visible_rows(log, viewer, after, limit) if after < log.version else []
     following = after + limit if after + limit < log.version else None
-    return SCHEMAS.EventPageSchema.dump({"events": rows, "next": following}), 200
+    return {"events": rows, "next": following}, 200

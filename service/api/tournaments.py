@@ -10,14 +10,13 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from flask import Blueprint, Response, render_template, request
+from flask import Response, render_template
 
 from domain.shuffle import seed_commitment
 from domain.tournament.standings import bye_units, shown
 from domain.tournament.state import Entry, Tournament
 from service.api.audit import sign_stream_head
-from service.api.tables import json_body
-from service.auth import require_organiser
+from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
 from service.projections import status
 from service.schemas.tournaments import (
     EntryCreateSchema,
@@ -40,7 +39,13 @@ from service.tournaments import (
     withdraw_entry,
 )
 
-blueprint = Blueprint("tournaments", __name__)
+blp = Blueprint(
+    "tournaments",
+    __name__,
+    description="Create, enter, withdraw, seat rounds, standings; writes are the organiser's.",
+)
+#: What a CSV or HTML answer is, to the spec.
+TEXT = {"type": "string"}
 
 #: ``?format=csv``: the first five columns are fixed by ``api.md``.
 CSV_HEADER = (
@@ -56,18 +61,6 @@ CSV_HEADER = (
     "head_to_head",
     "withdrawn",
 )
-
-
-class SCHEMAS:
-    """One instance each: building a marshmallow schema costs more than using it."""
-
-    EntryCreateSchema = EntryCreateSchema()
-    EntrySchema = EntrySchema()
-    RoundSeatedSchema = RoundSeatedSchema()
-    StandingsQuerySchema = StandingsQuerySchema()
-    StandingsSchema = StandingsSchema()
-    TournamentCreateSchema = TournamentCreateSchema()
-    TournamentSchema = TournamentSchema()
 
 
 def _entry(entry: Entry) -> dict[str, Any]:
@@ -151,126 +144,56 @@ def _result(results: Any, table: str, field: str) -> list | None:
     return None if done is None else list(getattr(done, field))
 
 
-@blueprint.post("/tournaments")
-def post_tournament() -> tuple[dict[str, Any], int]:
-    """Create a tournament (organiser).
-    ---
-    post:
-      summary: Create a tournament
-      operationId: createTournament
-      tags: [tournaments]
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: TournamentCreate
-      responses:
-        "201":
-          description: The tournament (its seed stays secret until it is finished).
-          content:
-            application/json:
-              schema: Tournament
-        "400": {$ref: "#/components/responses/BadRequest"}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
-    """
-    require_organiser()
-    spec = SCHEMAS.TournamentCreateSchema.load(json_body())
-    return SCHEMAS.TournamentSchema.dump(summary(create_tournament(spec))), 201
+@blp.post("/tournaments", operation_id="createTournament")
+@organiser_only
+@blp.arguments(TournamentCreateSchema())
+@blp.response(
+    201,
+    TournamentSchema,
+    description="The tournament (its seed stays secret until it is finished).",
+)
+@blp.problems(400, 401, 403, 422)
+def post_tournament(spec: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Create a tournament (organiser)"""
+    return summary(create_tournament(spec)), 201
 
 
-@blueprint.get("/tournaments/<id:tournament_id>")
+@blp.get("/tournaments/<id:tournament_id>", operation_id="getTournament", security=TOKEN_OPTIONAL)
+@blp.response(200, TournamentSchema, description="The tournament as its events tell it.")
+@blp.problems(401, 404)
 def get_tournament(tournament_id: str) -> tuple[dict[str, Any], int]:
-    """A tournament: settings, entries, rounds and their tables (anyone).
-    ---
-    get:
-      summary: Tournament
-      operationId: getTournament
-      tags: [tournaments]
-      security: [{}, {bearer: []}]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-      responses:
-        "200":
-          description: The tournament as its events tell it.
-          content:
-            application/json:
-              schema: Tournament
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
+    """Tournament
+
+    Settings, entries, rounds and their tables (anyone).
     """
-    return SCHEMAS.TournamentSchema.dump(summary(read_tournament(tournament_id))), 200
+    return summary(read_tournament(tournament_id)), 200
 
 
-@blueprint.post("/tournaments/<id:tournament_id>/entries")
-def post_entry(tournament_id: str) -> tuple[dict[str, Any], int]:
-    """Enter someone (organiser): a guest by name or a registered player; entries may join
-    until the tournament is finished and are seated from the next round.
-    ---
-    post:
-      summary: Add an entry
-      operationId: addEntry
-      tags: [tournaments]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: EntryCreate
-      responses:
-        "201":
-          description: The entry.
-          content:
-            application/json:
-              schema: Entry
-        "400": {$ref: "#/components/responses/BadRequest"}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "409": {$ref: "#/components/responses/Conflict"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+@blp.post("/tournaments/<id:tournament_id>/entries", operation_id="addEntry")
+@organiser_only
+@blp.arguments(EntryCreateSchema())
+@blp.response(201, EntrySchema, description="The entry.")
+@blp.problems(400, 401, 403, 404, 409, 422)
+def post_entry(body: dict[str, Any], tournament_id: str) -> tuple[dict[str, Any], int]:
+    """Add an entry (organiser)
+
+    A guest by name or a registered player; entries may join until the tournament is
+    finished and are seated from the next round.
     """
-    require_organiser()
-    body = SCHEMAS.EntryCreateSchema.load(json_body())
     entry = add_entry(tournament_id, body.get("name"), body.get("player_id"))
-    return SCHEMAS.EntrySchema.dump(_entry(entry)), 201
+    return _entry(entry), 201
 
 
-@blueprint.delete("/tournaments/<id:tournament_id>/entries/<int:entry>")
+@blp.delete("/tournaments/<id:tournament_id>/entries/<int:entry>", operation_id="withdrawEntry")
+@organiser_only
+@blp.response(200, EntrySchema, description="The entry, withdrawn.")
+@blp.problems(401, 403, 404, 409)
 def delete_entry(tournament_id: str, entry: int) -> tuple[dict[str, Any], int]:
-    """Withdraw an entry (organiser): its results stay, it is never seated again.
-    ---
-    delete:
-      summary: Withdraw an entry
-      operationId: withdrawEntry
-      tags: [tournaments]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-        - {in: path, name: entry, required: true, schema: {type: integer, minimum: 0}}
-      responses:
-        "200":
-          description: The entry, withdrawn.
-          content:
-            application/json:
-              schema: Entry
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "409": {$ref: "#/components/responses/Conflict"}
+    """Withdraw an entry (organiser)
+
+    Its results stay; it is never seated again.
     """
-    require_organiser()
-    return SCHEMAS.EntrySchema.dump(_entry(withdraw_entry(tournament_id, entry))), 200
+    return _entry(withdraw_entry(tournament_id, entry)), 200
 
 
 def _round(seated: SeatedRound) -> dict[str, Any]:
@@ -291,63 +214,36 @@ def _round(seated: SeatedRound) -> dict[str, Any]:
     }
 
 
-@blueprint.post("/tournaments/<id:tournament_id>/rounds")
+@blp.post("/tournaments/<id:tournament_id>/rounds", operation_id="seatRound")
+@organiser_only
+@blp.response(
+    201,
+    RoundSeatedSchema,
+    description="The round's tables, each seat with its entry and, for people, its seat token "
+    "(shown only now: the organiser hands them out); and the entries given a bye.",
+)
+@blp.problems(401, 403, 404, 409)
 def post_round(tournament_id: str) -> tuple[dict[str, Any], int]:
-    """Seat the next round and open its tables (organiser).
-    ---
-    post:
-      summary: Seat the next round
-      operationId: seatRound
-      tags: [tournaments]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-      responses:
-        "201":
-          description: >-
-            The round's tables, each seat with its entry and, for people, its seat token
-            (shown only now: the organiser hands them out); and the entries given a bye.
-          content:
-            application/json:
-              schema: RoundSeated
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "409": {$ref: "#/components/responses/Conflict"}
+    """Seat the next round (organiser)
+
+    Opens the round's tables.
     """
-    require_organiser()
-    return SCHEMAS.RoundSeatedSchema.dump(_round(seat_round(tournament_id))), 201
+    return _round(seat_round(tournament_id)), 201
 
 
-@blueprint.post("/tournaments/<id:tournament_id>/finish")
+@blp.post("/tournaments/<id:tournament_id>/finish", operation_id="finishTournament")
+@organiser_only
+@blp.response(
+    200, TournamentSchema, description="The finished tournament, its seed and salt revealed."
+)
+@blp.problems(401, 403, 404, 409)
 def post_finish(tournament_id: str) -> tuple[dict[str, Any], int]:
-    """Finish the tournament between rounds (organiser): no more rounds or entries.
-    A tournament with a set number of rounds finishes by itself after the last.
-    ---
-    post:
-      summary: Finish a tournament
-      operationId: finishTournament
-      tags: [tournaments]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-      responses:
-        "200":
-          description: The finished tournament, its seed and salt revealed.
-          content:
-            application/json:
-              schema: Tournament
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "403": {$ref: "#/components/responses/Forbidden"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "409": {$ref: "#/components/responses/Conflict"}
+    """Finish a tournament (organiser)
+
+    Between rounds: no more rounds or entries. A tournament with a set number of rounds
+    finishes by itself after the last.
     """
-    require_organiser()
-    return SCHEMAS.TournamentSchema.dump(summary(finish_tournament(tournament_id))), 200
+    return summary(finish_tournament(tournament_id)), 200
 
 
 def standing_rows(rows: Sequence[Any]) -> list[dict[str, Any]]:
@@ -392,39 +288,27 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-@blueprint.get("/tournaments/<id:tournament_id>/standings")
-def get_standings(tournament_id: str) -> Response | tuple[dict[str, Any], int]:
-    """The standings (anyone), as JSON or, with ``?format=csv``, as CSV.
-    ---
-    get:
-      summary: Standings
-      operationId: getStandings
-      tags: [tournaments]
-      security: [{}, {bearer: []}]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-        - in: query
-          name: format
-          required: false
-          schema: {type: string, enum: [json, csv], default: json}
-      responses:
-        "200":
-          description: >-
-            Sorted by match points, total score, Buchholz, head-to-head; entries still
-            equal share a rank. CSV columns start rank,player,match_points,score,tables.
-          content:
-            application/json:
-              schema: Standings
-            text/csv:
-              schema: {type: string}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
-        "422": {$ref: "#/components/responses/Unprocessable"}
+@blp.get(
+    "/tournaments/<id:tournament_id>/standings",
+    operation_id="getStandings",
+    security=TOKEN_OPTIONAL,
+)
+@blp.arguments(StandingsQuerySchema(), location="query")
+@blp.response(
+    200,
+    StandingsSchema,
+    description="Sorted by match points, total score, Buchholz, head-to-head; entries still "
+    "equal share a rank. CSV columns start rank,player,match_points,score,tables.",
+)
+@blp.alt_response(200, schema=TEXT, content_type="text/csv", success=True)
+@blp.problems(401, 404, 422)
+def get_standings(
+    query: dict[str, str], tournament_id: str
+) -> Response | tuple[dict[str, Any], int]:
+    """Standings
+
+    As JSON or, with ``?format=csv``, as CSV (anyone).
     """
-    query = SCHEMAS.StandingsQuerySchema.load(request.args.to_dict())
     head, rows = read_standings(tournament_id)
     shown_rows = standing_rows(rows)
     if query["format"] == "csv":
@@ -441,31 +325,23 @@ def get_standings(tournament_id: str) -> Response | tuple[dict[str, Any], int]:
         "rows": shown_rows,
         "head": sign_stream_head(tournament_id, head.version).as_dict(),
     }
-    return SCHEMAS.StandingsSchema.dump(body), 200
+    return body, 200
 
 
-@blueprint.get("/tournaments/<id:tournament_id>/standings.html")
+@blp.get(
+    "/tournaments/<id:tournament_id>/standings.html",
+    operation_id="getStandingsPage",
+    security=TOKEN_OPTIONAL,
+    tags=["pages"],
+)
+@blp.response(
+    200, TEXT, content_type="text/html", description="An HTML page with a print style sheet."
+)
+@blp.problems(401, 404)
 def get_standings_page(tournament_id: str) -> Response:
-    """The standings as a printable page (anyone): server-rendered, no external assets.
-    ---
-    get:
-      summary: Standings page
-      operationId: getStandingsPage
-      tags: [pages]
-      security: [{}, {bearer: []}]
-      parameters:
-        - in: path
-          name: tournament_id
-          required: true
-          schema: {type: string, pattern: "^[0-9a-f]{32}$"}
-      responses:
-        "200":
-          description: An HTML page with a print style sheet.
-          content:
-            text/html:
-              schema: {type: string}
-        "401": {$ref: "#/components/responses/Unauthorized"}
-        "404": {$ref: "#/components/responses/NotFound"}
+    """Standings page
+
+    The standings as a printable page (anyone): server-rendered, no external assets.
     """
     head, rows = read_standings(tournament_id)
     signed = sign_stream_head(tournament_id, head.version)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from marshmallow import (
+    EXCLUDE,
     RAISE,
     Schema,
     ValidationError,
@@ -12,11 +14,13 @@ from marshmallow import (
     validate,
     validates_schema,
 )
+from werkzeug.http import parse_etags
 
 from domain.bots import BOT_NAMES
 from domain.errors import RuleViolation
 from domain.games import SPECS
 from domain.rulings import MAX_POINTS, MAX_REASON
+from service.errors import ApiError
 from service.schemas.common import SignedHeadSchema, name_field, player_id_field
 
 GAMES = tuple(SPECS)
@@ -231,7 +235,7 @@ class ActionSchema(Schema):
     call = fields.String()
     discard = fields.List(CardField())
     drawn = fields.List(CardField())
-    from_ = fields.String(data_key="from")
+    from_ = fields.String(data_key="from", attribute="from")  # loads as the engine reads it
     position = fields.Integer(strict=True, validate=SMALL_NUMBER)
     count = fields.Integer(strict=True, validate=SMALL_NUMBER)
     keep = CardField()
@@ -241,6 +245,63 @@ class ActionSchema(Schema):
         metadata={"description": "A ruling's points (or chips), other than 0."},
     )
     reason = fields.String(validate=validate.Length(min=1, max=MAX_REASON))
+
+
+#: ``If-Match``: the version the client expects, as an entity tag (quoted, maybe weak).
+IF_MATCH_PATTERN = r'^([Ww]/)?("[0-9]{1,9}"|[0-9]{1,9})$'
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
+MAX_IDEMPOTENCY_KEY = 200
+
+
+class Header(fields.String):
+    """A header's value: one its route cannot take makes the request malformed, a 400 with
+    its own ``code`` (not a 422 of the body's fields)."""
+
+    def __init__(self, code: str, detail: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.code, self.detail = code, detail
+
+    def deserialize(
+        self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any
+    ) -> Any:
+        try:
+            return super().deserialize(value, attr, data, **kwargs)
+        except ValidationError:
+            raise ApiError(400, self.code, self.detail) from None
+
+
+class ExpectedVersion(Header):
+    """``If-Match: "12"``, read by werkzeug's entity-tag parser (as ``request.if_match``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not _IF_MATCH.fullmatch(text):
+            raise ValidationError("not a version")
+        (tag,) = parse_etags(text).as_set(include_weak=True)
+        return int(tag)
+
+
+class ActionHeadersSchema(Schema):
+    """``POST /tables/{id}/actions``: the optional ``If-Match`` and ``Idempotency-Key``."""
+
+    class Meta:
+        unknown = EXCLUDE  # every other header
+
+    expected = ExpectedVersion(
+        "bad_if_match",
+        'If-Match takes the expected version in quotes: If-Match: "12"',
+        data_key="If-Match",
+        metadata={
+            "pattern": IF_MATCH_PATTERN,
+            "description": "The expected current version, in quotes.",
+        },
+    )
+    idempotency_key = Header(
+        "bad_idempotency_key",
+        f"an Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters",
+        data_key="Idempotency-Key",
+        validate=validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY),
+    )
 
 
 class EventSchema(Schema):
@@ -273,6 +334,32 @@ class StateQuerySchema(Schema):
         unknown = RAISE
 
     version = fields.Integer(validate=validate.Range(min=1, max=MAX_VERSION))
+
+
+class DealQuerySchema(Schema):
+    """``GET /tables/{id}/deals/{k}?format=``: the history as JSON, or as a hand record."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    format = fields.String(load_default="json", validate=validate.OneOf(["json", "text"]))
+
+
+class ImportQuerySchema(Schema):
+    """``POST /tables/import?unsigned=true``."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    unsigned = fields.Boolean(
+        load_default=False,
+        truthy={"true"},
+        falsy={"false"},
+        metadata={
+            "description": "Import a file no trusted key signed (unsigned, or signed by an "
+            "untrusted key); the table's summary then says `import.signed` false."
+        },
+    )
 
 
 class SeatSummarySchema(Schema):
