@@ -79,8 +79,22 @@ def stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
         child.wait()
 
 
+def prepare_broker(url: str) -> None:
+    """Create the SQLite broker's tables and Celery's default queue before gunicorn and the
+    worker start: kombu creates them lazily in each process, and two processes creating
+    them at the same moment fail (the first job posted would get a 503)."""
+    from kombu import Connection, Exchange, Queue
+
+    with Connection(url) as connection:
+        Queue("celery", Exchange("celery"), routing_key="celery")(
+            connection.default_channel
+        ).declare()
+
+
 def serve(args: Options) -> int:
     config = Config.from_env()  # a bad CARDLEDGER_JOBS stops here, before anything starts
+    if config.jobs == "sqlite" and config.broker_url:
+        prepare_broker(config.broker_url)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
