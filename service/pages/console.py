@@ -414,8 +414,8 @@ def _deal_page(table_id: str, values: Mapping[str, str], refused: Any, status: i
         game_name=games.name(log.opened.game),
         waiting=waiting,
         deal_number=log.rules.view(log.state, None)["deal"] + 1,
-        deck=deal_sheet.deck(log) if waiting else [],
-        piles=deal_sheet.piles(log, names) if waiting else [],
+        deck=games.sheet(log.opened.game).deck(log) if waiting else [],
+        piles=games.sheet(log.opened.game).piles(log, names) if waiting else [],
         face=lambda card: face(log.opened.game, _face_card(log.opened.game, card)),
         values=values,
         refused=refused,
@@ -435,7 +435,7 @@ def deal_form(table_id: str) -> Response:
 @blueprint.post("/tables/<id:table_id>/deal")
 def record_deal(table_id: str) -> Response:
     log = _load_table(table_id)
-    chosen = deal_sheet.piles(log, seat_names(log.opened))
+    chosen = games.sheet(log.opened.game).piles(log, seat_names(log.opened))
     try:
         act(table_id, deal_sheet.body(log, chosen, request.form), ORGANISER,
             actor="organiser (console)")  # fmt: skip

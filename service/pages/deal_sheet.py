@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.games import SPECS, bestia, bottle_imp, oh_quay
 from domain.games.bestia.cards import NAMES as BESTIA_NAMES
 from domain.games.bestia.options import HAND
 from domain.games.bottle_imp import layout as imp_layout
@@ -94,27 +93,10 @@ class DealSheet:
     piles: Callable[[TableLog, Names], list[Pile]]
 
 
-#: Each registered game's recorded deal; importing fails while a game has none.
-SHEETS: dict[str, DealSheet] = {
-    bottle_imp.SPEC.id: DealSheet(_imp_deck, _imp_piles),
-    bestia.SPEC.id: DealSheet(_bestia_deck, _bestia_piles),
-    oh_quay.SPEC.id: DealSheet(_quay_deck, _quay_piles),
-}
-
-if set(SHEETS) != set(SPECS):
-    raise ImportError(
-        f"service/pages/deal_sheet.py: deal sheets for {sorted(SHEETS)}, games are {sorted(SPECS)}"
-    )
-
-
-def deck(log: TableLog) -> list[str]:
-    """Every card this table deals, as ``data-card`` names them."""
-    return SHEETS[log.opened.game].deck(log)
-
-
-def piles(log: TableLog, names: Names) -> list[Pile]:
-    """The piles of this table's recorded deal, seat by seat."""
-    return SHEETS[log.opened.game].piles(log, names)
+#: Each game's recorded deal, listed in the pages' registry (``service.pages.games.PAGES``).
+BOTTLE_IMP = DealSheet(_imp_deck, _imp_piles)
+BESTIA = DealSheet(_bestia_deck, _bestia_piles)
+OH_QUAY = DealSheet(_quay_deck, _quay_piles)
 
 
 def _card(game: str, text: str) -> Any:

@@ -1,7 +1,8 @@
 """The pages' one registry of game-specific pieces, keyed by the registered game specs.
 
-A game's page-facing pieces (its card ``face`` function, ``service/pages/cards.py``, and
-its ``scene`` builder, ``service/pages/scenes.py``) are listed here once, under its
+A game's page-facing pieces (its card ``face`` function, ``service/pages/cards.py``, its
+``scene`` builder, ``service/pages/scenes.py``, and the console's sheet for recording a
+physical deal, ``service/pages/deal_sheet.py``) are listed here once, under its
 ``GameSpec``; its name and deck come from the spec itself. Importing this module fails if
 a registered game has no entry (or an entry names no registered game), so a game added
 to ``domain.games`` without its pages fails loudly rather than drawing bare ids.
@@ -13,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.games import SPECS, bestia, bottle_imp, oh_quay
-from service.pages import cards, scenes
+from service.pages import cards, deal_sheet, scenes
 from service.pages.cards import Card, Face
+from service.pages.deal_sheet import DealSheet
 from service.pages.scenes import Scene, View
 
 SceneBuilder = Callable[[View, Sequence[str]], Scene]
@@ -22,16 +24,18 @@ SceneBuilder = Callable[[View, Sequence[str]], Scene]
 
 @dataclass(frozen=True, slots=True)
 class GamePages:
-    """How the pages draw one game: a card's face, and a view as a scene."""
+    """How the pages draw one game: a card's face, a view as a scene, and the sheet the
+    console records a physical deal on."""
 
     face: Callable[[Card], Face]
     scene: SceneBuilder
+    sheet: DealSheet
 
 
 PAGES: dict[str, GamePages] = {
-    bottle_imp.SPEC.id: GamePages(cards.bottle_imp, scenes.bottle_imp),
-    bestia.SPEC.id: GamePages(cards.bestia, scenes.bestia),
-    oh_quay.SPEC.id: GamePages(cards.oh_quay, scenes.oh_quay),
+    bottle_imp.SPEC.id: GamePages(cards.bottle_imp, scenes.bottle_imp, deal_sheet.BOTTLE_IMP),
+    bestia.SPEC.id: GamePages(cards.bestia, scenes.bestia, deal_sheet.BESTIA),
+    oh_quay.SPEC.id: GamePages(cards.oh_quay, scenes.oh_quay, deal_sheet.OH_QUAY),
 }
 
 if set(PAGES) != set(SPECS):
@@ -63,3 +67,8 @@ def deck(game: str) -> tuple[Card, ...]:
 def scene(view: View, names: Sequence[str]) -> Scene:
     """The scene of a view, drawn by its game's builder."""
     return PAGES[view["game"]].scene(view, names)
+
+
+def sheet(game: str) -> DealSheet:
+    """How the console records a physical deal of ``game``: its deck and its piles."""
+    return PAGES[game].sheet
