@@ -38,6 +38,7 @@ from service.listings import MAX_LIMIT, list_players, list_tables, list_tourname
 from service.models import events, streams
 from service.pages import console_forms as forms
 from service.pages import deal_sheet, games
+from service.pages.listing import seating_of
 from service.pages.scenes import seat_names
 from service.pages.session import (
     CSRF_FIELD,
@@ -313,6 +314,8 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
     line = _table_line(log)
     shown = log.rules.view(log.state, None)
     humans = [s for s, seat in enumerate(log.opened.seats) if not seat.get("bot")]
+    with get_database().reading() as connection:
+        seating = seating_of(connection, table_id)
     return _render(
         "table.html",
         status,
@@ -321,6 +324,7 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
         totals=shown["totals"],
         seats=[(s, seat) for s, seat in enumerate(log.opened.seats)],
         humans=humans,
+        seating=seating,
         game_name=games.name(log.opened.game),
         note=request.args.get("note"),
         **extra,
@@ -350,7 +354,9 @@ def adjust(table_id: str) -> Response:
     except (RuleViolation, ApplicationError) as refusal:
         return _table_page(table_id, 422, adjust_refused=_refusal(refusal),
                            adjust_values=request.form)  # fmt: skip
-    return _back("console.table", f"{points:+d} to seat {seat} recorded.", table_id=table_id)
+    names = seat_names(_load_table(table_id).opened)
+    who = f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) else f"seat {seat}"
+    return _back("console.table", f"{points:+d} to {who} recorded.", table_id=table_id)
 
 
 @blueprint.post("/tables/<id:table_id>/seats/<int:seat>/token")
