@@ -359,15 +359,13 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
 
     # a round's table says where it sits, and links back to its tournament
     seat_page = text(console.get(f"/tables/{table_id}/view"))
-    assert f'href="/tournaments/{tid}/standings.html" title="standings" id="seating">Tuesday' in (
-        seat_page
-    )
+    standings = f'href="/tournaments/{tid}/standings.html" title="standings" id="seating">Tuesday'
+    assert standings in seat_page
     assert "Round 1 · table 1" in seat_page
     assert f'href="/console/tables/{table_id}"' in seat_page  # the organiser's way back
     console_table = text(console.get(f"/console/tables/{table_id}"))
-    assert f'<a href="/console/tournaments/{tid}?round=1#round">Tuesday · round 1 · table 1</a>' in (
-        console_table
-    )
+    back = f'<a href="/console/tournaments/{tid}?round=1#round">Tuesday · round 1 · table 1</a>'
+    assert back in console_table
     assert "print-slips" in text(console.get(f"/console/tournaments/{tid}"))
 
     finish(console, Table(table_id, [], {"game": "bottle-imp"}))
