@@ -20,13 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 from tests.pages.browser import launch
 
 ROOT = Path(__file__).resolve().parents[2]
-PHONE = {"width": 390, "height": 844}
-DESK = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESK: ViewportSize = {"width": 1280, "height": 800}
 TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
 NAMES = ("Ann", "Bo", "Cy")
 
