@@ -13,10 +13,11 @@ its POST itself, never stored and never at an address.
 from __future__ import annotations
 
 import io
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -146,6 +147,18 @@ def qr_svg(link: str) -> Markup:
 
 def seat_link(table_id: str, token: str) -> str:
     return f"{request.host_url}tables/{table_id}/view?token={token}"
+
+
+def loopback() -> bool:
+    """Was the console opened at this computer's own address? Then a seat link names it too,
+    and a player's phone, opening it, reaches itself instead of this server."""
+    host = urlsplit(request.host_url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name
+        return False
 
 
 # --- home: the lists -------------------------------------------------------------------------
@@ -369,7 +382,8 @@ def reissue(table_id: str, seat: int) -> Response:
     except (RuleViolation, ApplicationError) as refusal:
         return _table_page(table_id, 422, reissue_refused=_refusal(refusal))
     link = seat_link(table_id, token)
-    return _table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)})
+    return _table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)},
+                       loopback=loopback())  # fmt: skip
 
 
 @blueprint.get("/tables/<id:table_id>/export")
@@ -650,7 +664,7 @@ def slips(tournament_id: str, number: int) -> Response:
                     }
                 )
     return _render("slips.html", tournament=state.config, tournament_id=tournament_id,
-                   round=number, slips=printed)  # fmt: skip
+                   round=number, slips=printed, loopback=loopback())  # fmt: skip
 
 
 @blueprint.errorhandler(ApiError)

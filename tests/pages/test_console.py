@@ -408,3 +408,22 @@ def test_the_lists(console: FlaskClient) -> None:
     assert "No table finished." in text(finished)
     waiting = console.get("/console?status=waiting_for_deal")
     assert waiting.status_code == 200 and f'data-table="{table.id}"' in text(waiting)
+
+
+def test_links_at_this_computers_own_address_are_flagged(client: FlaskClient) -> None:
+    """A seat link names the address the console was opened at: 127.0.0.1 reaches a
+    player's phone itself, so the slips say so; the club network's address is fine."""
+    for base, flagged in (("http://127.0.0.1:8000", True), ("http://192.168.1.20:8000", False)):
+        assert client.get(f"/console?token={ADMIN_TOKEN}", base_url=base).status_code == 303
+        tid = location_id(post(client, "/console/tournaments/new?game=bottle-imp",
+                               tournament_form(), base_url=base))  # fmt: skip
+        for name in ("Ann", "Bo"):
+            post(client, f"/console/tournaments/{tid}/entries", {"name": name}, base_url=base)
+        assert post(client, f"/console/tournaments/{tid}/rounds", base_url=base).status_code == 303
+        slips = post(client, f"/console/tournaments/{tid}/rounds/1/slips", base_url=base)
+        assert f'<div class="link">{base}/tables/' in text(slips)
+        assert ('id="loopback"' in text(slips)) is flagged
+        table_id = re.findall(r"/tables/([0-9a-f]{32})/view", text(slips))[0]
+        seat = int(re.findall(r'data-seat="(\d)"', text(slips))[0])
+        again = post(client, f"/console/tables/{table_id}/seats/{seat}/token", base_url=base)
+        assert ('id="loopback"' in text(again)) is flagged
