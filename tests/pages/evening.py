@@ -84,7 +84,12 @@ def play(pages: list[Page], rng: random.Random, minutes: float = 4,
     taps = 0
     while not all(p.locator('#table[data-status="finished"]').count() for p in pages):
         if time.monotonic() > deadline:
-            raise AssertionError("the round did not end by tapping")
+            seen = [
+                (p.url, p.locator("#turn").inner_text(), p.locator("#live-status").inner_text(),
+                 p.locator("#act-error").inner_text(), p.locator(TAPPABLE).count())
+                for p in pages
+            ]  # fmt: skip
+            raise AssertionError(f"the round did not end by tapping: {seen}")
         tapped = False
         for page in pages:
             if tap(page, rng):
@@ -180,6 +185,8 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     org.locator("#open-round").click()
     org.get_by_role("heading", name=re.compile("Round 2")).wait_for()
     shoot("16-round-2", org)
+    time.sleep(2)  # a bot dealer deals by itself at once (through the worker): look again
+    org.reload()
     table = org.locator("#round-tables .item").first
     if table.get_by_role("link", name="record a deal").count():
         table.get_by_role("link", name="record a deal").click()
