@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from flask import Flask
 from playwright.sync_api import FloatRect, Page, sync_playwright
 
 from service.db import get_database
@@ -53,6 +54,25 @@ def _step(events: list[dict[str, Any]]) -> int:
     return int(max(plays, key=lambda p: len(p["legal"]))["version"])
 
 
+#: the address the README's slips show: a club's network, as `make run HOST=0.0.0.0` serves it
+CLUB_ADDRESS = "192.168.1.20:8000"
+
+
+def at_club_address(app: Flask) -> None:
+    """Let the app believe it is asked at CLUB_ADDRESS (the browser talks to a loopback
+    port), so the slips carry a club network's address and no loopback warning."""
+    inner = app.wsgi_app
+
+    def wsgi(environ: dict[str, Any], start_response: Any) -> Any:
+        real = f"http://{environ.get('HTTP_HOST', '')}"
+        environ["HTTP_HOST"] = CLUB_ADDRESS
+        if environ.get("HTTP_ORIGIN") == real:
+            environ["HTTP_ORIGIN"] = f"http://{CLUB_ADDRESS}"
+        return inner(environ, start_response)
+
+    app.wsgi_app = wsgi  # type: ignore[method-assign]
+
+
 def evening_shots(out: Path) -> None:
     """Run the evening on a fresh server; keep the README's steps, one phone screen each."""
 
@@ -69,6 +89,7 @@ def evening_shots(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         app = make_test_app(f"sqlite:///{tmp}/evening.db")
         app.config["PAGES_POLL_MS"] = 300
+        at_club_address(app)
         with serve(app) as url, sync_playwright() as playwright:
             browser = launch(playwright)
             evening(browser, url, ADMIN_TOKEN, shoot, seed="readme-evening")
