@@ -6,6 +6,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# HOST=0.0.0.0 serves the club's network too (players' phones); the printed link then names
+# this computer's address on it, which is what seat slips and their QR codes carry.
+HOST ?= 127.0.0.1
 WORKERS ?= 2
 THREADS ?= 4
 JOB_WORKERS ?= 2
@@ -14,7 +17,7 @@ PYTEST_ARGS ?=
 .PHONY: help install run test fuzz browser bench openapi worker lint clean
 
 help:
-	@echo "make run      serve on 127.0.0.1:$(PORT) with a jobs worker (installs, migrates, prints the organiser token and console link)"
+	@echo "make run      serve on $(HOST):$(PORT) with a jobs worker (installs, migrates, prints the organiser token and console link; HOST=0.0.0.0 for phones on the club's network)"
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
@@ -42,16 +45,21 @@ var:
 	@mkdir -p var
 
 run: install | var
-	@if [ -n "$${CARDLEDGER_ADMIN_TOKEN:-}" ]; then \
+	@host="$(HOST)"; \
+	if [ "$$host" = 0.0.0.0 ]; then \
+	  host="$$( (hostname -I 2>/dev/null || ipconfig getifaddr en0 2>/dev/null) | awk '{print $$1}')"; \
+	  host="$${host:-<address of this computer>}"; \
+	fi; \
+	if [ -n "$${CARDLEDGER_ADMIN_TOKEN:-}" ]; then \
 	  echo "Organiser token: taken from CARDLEDGER_ADMIN_TOKEN"; \
-	  echo "Organiser's console: http://127.0.0.1:$(PORT)/console?token=<CARDLEDGER_ADMIN_TOKEN>"; \
+	  echo "Organiser's console: http://$$host:$(PORT)/console?token=<CARDLEDGER_ADMIN_TOKEN>"; \
 	else \
 	  token="$$($(BIN)/cardledger token)" && echo "Organiser token (var/admin-token): $$token" && \
-	  echo "Organiser's console: http://127.0.0.1:$(PORT)/console?token=$$token"; \
+	  echo "Organiser's console: http://$$host:$(PORT)/console?token=$$token"; \
 	fi
 	$(BIN)/alembic upgrade head
-	exec $(BIN)/cardledger serve --port $(PORT) --workers $(WORKERS) --threads $(THREADS) \
-	  --job-workers $(JOB_WORKERS)
+	exec $(BIN)/cardledger serve --host $(HOST) --port $(PORT) --workers $(WORKERS) \
+	  --threads $(THREADS) --job-workers $(JOB_WORKERS)
 
 test: install browser | var
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

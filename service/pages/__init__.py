@@ -83,7 +83,14 @@ def table_page(table_id: str) -> BaseResponse:
         return moved
     log, viewer = _load(table_id)
     token = session.cookie_token(table_id) if viewer is not None else None
-    page = render_template("pages/table.html", **tableview.context(log, viewer, token))
+    with get_database().reading() as connection:
+        seating = listing.seating_of(connection, table_id)
+    page = render_template(
+        "pages/table.html",
+        seating=seating,
+        organiser=viewer == ORGANISER,
+        **tableview.context(log, viewer, token),
+    )
     return _html(page)
 
 

@@ -13,10 +13,11 @@ its POST itself, never stored and never at an address.
 from __future__ import annotations
 
 import io
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -38,6 +39,7 @@ from service.listings import MAX_LIMIT, list_players, list_tables, list_tourname
 from service.models import events, streams
 from service.pages import console_forms as forms
 from service.pages import deal_sheet, games
+from service.pages.listing import seating_of
 from service.pages.scenes import seat_names
 from service.pages.session import (
     CSRF_FIELD,
@@ -145,6 +147,18 @@ def qr_svg(link: str) -> Markup:
 
 def seat_link(table_id: str, token: str) -> str:
     return f"{request.host_url}tables/{table_id}/view?token={token}"
+
+
+def loopback() -> bool:
+    """Was the console opened at this computer's own address? Then a seat link names it too,
+    and a player's phone, opening it, reaches itself instead of this server."""
+    host = urlsplit(request.host_url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name
+        return False
 
 
 # --- home: the lists -------------------------------------------------------------------------
@@ -313,6 +327,8 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
     line = _table_line(log)
     shown = log.rules.view(log.state, None)
     humans = [s for s, seat in enumerate(log.opened.seats) if not seat.get("bot")]
+    with get_database().reading() as connection:
+        seating = seating_of(connection, table_id)
     return _render(
         "table.html",
         status,
@@ -321,6 +337,7 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
         totals=shown["totals"],
         seats=[(s, seat) for s, seat in enumerate(log.opened.seats)],
         humans=humans,
+        seating=seating,
         game_name=games.name(log.opened.game),
         note=request.args.get("note"),
         **extra,
@@ -350,7 +367,9 @@ def adjust(table_id: str) -> Response:
     except (RuleViolation, ApplicationError) as refusal:
         return _table_page(table_id, 422, adjust_refused=_refusal(refusal),
                            adjust_values=request.form)  # fmt: skip
-    return _back("console.table", f"{points:+d} to seat {seat} recorded.", table_id=table_id)
+    names = seat_names(_load_table(table_id).opened)
+    who = f"{names[seat]} (seat {seat})" if 0 <= seat < len(names) else f"seat {seat}"
+    return _back("console.table", f"{points:+d} to {who} recorded.", table_id=table_id)
 
 
 @blueprint.post("/tables/<id:table_id>/seats/<int:seat>/token")
@@ -363,7 +382,8 @@ def reissue(table_id: str, seat: int) -> Response:
     except (RuleViolation, ApplicationError) as refusal:
         return _table_page(table_id, 422, reissue_refused=_refusal(refusal))
     link = seat_link(table_id, token)
-    return _table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)})
+    return _table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)},
+                       loopback=loopback())  # fmt: skip
 
 
 @blueprint.get("/tables/<id:table_id>/export")
@@ -644,7 +664,7 @@ def slips(tournament_id: str, number: int) -> Response:
                     }
                 )
     return _render("slips.html", tournament=state.config, tournament_id=tournament_id,
-                   round=number, slips=printed)  # fmt: skip
+                   round=number, slips=printed, loopback=loopback())  # fmt: skip
 
 
 @blueprint.errorhandler(ApiError)

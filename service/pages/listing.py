@@ -110,6 +110,29 @@ def recent_tables(connection: Connection, limit: int = LIMIT) -> list[TableRow]:
     return rows
 
 
+def seating_of(connection: Connection, table_id: str) -> Seating | None:
+    """Where a tournament seated this table, so its pages can say so and link back; ``None``
+    for a table opened on its own."""
+    row = connection.execute(
+        select(
+            tournament_tables.c.tournament_id,
+            tournament_tables.c.round,
+            tournament_tables.c.number,
+            tournaments.c.name,
+        )
+        .select_from(
+            tournament_tables.outerjoin(
+                tournaments, tournaments.c.id == tournament_tables.c.tournament_id
+            )
+        )
+        .where(tournament_tables.c.table_id == table_id)
+    ).first()
+    if row is None:
+        return None
+    name = row.name or f"tournament {row.tournament_id[:8]}"
+    return Seating(row.tournament_id, name, row.round, row.number)
+
+
 def recent_tournaments(connection: Connection, limit: int = LIMIT) -> list[dict[str, Any]]:
     """The latest tournament streams, with their projection row where there is one."""
     query = (

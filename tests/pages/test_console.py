@@ -212,6 +212,7 @@ def test_an_adjustment_with_its_reason(console: FlaskClient) -> None:
     done = post(console, f"/console/tables/{table.id}/adjust",
                 {"seat": "2", "points": "-10", "reason": "slow play"})  # fmt: skip
     assert done.status_code == 303
+    assert "-10 to Cy (seat 2) recorded." in text(console.get(done.headers["Location"]))
     assert state(console, table)["totals"][2] == -10
     events = console.get(f"/tables/{table.id}/events", headers=ORGANISER).get_json()["events"]
     assert events[-1]["data"]["reason"] == "slow play"
@@ -220,6 +221,18 @@ def test_an_adjustment_with_its_reason(console: FlaskClient) -> None:
                        {"seat": "1", "points": "5", "reason": ""})  # fmt: skip
     assert unexplained.status_code == 422 and 'data-error-for="reason"' in text(unexplained)
     assert state(console, table)["totals"][1] == 0
+
+
+def test_no_ruling_is_offered_once_the_match_is_over(console: FlaskClient) -> None:
+    table = open_table(console)
+    running = text(console.get(f"/console/tables/{table.id}"))
+    assert 'id="adjust"' in running and 'id="no-adjust"' not in running
+    finish(console, table)
+    over = text(console.get(f"/console/tables/{table.id}"))
+    assert 'id="adjust"' not in over and 'id="no-adjust"' in over
+    late = post(console, f"/console/tables/{table.id}/adjust",
+                {"seat": "0", "points": "-2", "reason": "a stale form"})  # fmt: skip
+    assert late.status_code == 422 and refused(late) == "match_finished"
 
 
 def test_a_seat_token_issued_again(console: FlaskClient) -> None:
@@ -344,9 +357,21 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert busy.status_code == 409 and refused(busy) == "round_in_progress"
     assert "(1)" in text(busy)
 
+    # a round's table says where it sits, and links back to its tournament
+    seat_page = text(console.get(f"/tables/{table_id}/view"))
+    standings = f'href="/tournaments/{tid}/standings.html" title="standings" id="seating">Tuesday'
+    assert standings in seat_page
+    assert "Round 1 · table 1" in seat_page
+    assert f'href="/console/tables/{table_id}"' in seat_page  # the organiser's way back
+    console_table = text(console.get(f"/console/tables/{table_id}"))
+    back = f'<a href="/console/tournaments/{tid}?round=1#round">Tuesday · round 1 · table 1</a>'
+    assert back in console_table
+    assert "print-slips" in text(console.get(f"/console/tournaments/{tid}"))
+
     finish(console, Table(table_id, [], {"game": "bottle-imp"}))
     page = text(console.get(f"/console/tournaments/{tid}"))
     assert 'data-status="finished"' in page
+    assert "print-slips" not in page  # no slips for a round whose tables are over
     assert re.search(r"<td>1</td><td>\w+</td>", page)  # standings rows
     assert f"/tournaments/{tid}/standings?format=csv" in page
 
@@ -383,3 +408,22 @@ def test_the_lists(console: FlaskClient) -> None:
     assert "No table finished." in text(finished)
     waiting = console.get("/console?status=waiting_for_deal")
     assert waiting.status_code == 200 and f'data-table="{table.id}"' in text(waiting)
+
+
+def test_links_at_this_computers_own_address_are_flagged(client: FlaskClient) -> None:
+    """A seat link names the address the console was opened at: 127.0.0.1 reaches a
+    player's phone itself, so the slips say so; the club network's address is fine."""
+    for base, flagged in (("http://127.0.0.1:8000", True), ("http://192.168.1.20:8000", False)):
+        assert client.get(f"/console?token={ADMIN_TOKEN}", base_url=base).status_code == 303
+        tid = location_id(post(client, "/console/tournaments/new?game=bottle-imp",
+                               tournament_form(), base_url=base))  # fmt: skip
+        for name in ("Ann", "Bo"):
+            post(client, f"/console/tournaments/{tid}/entries", {"name": name}, base_url=base)
+        assert post(client, f"/console/tournaments/{tid}/rounds", base_url=base).status_code == 303
+        slips = post(client, f"/console/tournaments/{tid}/rounds/1/slips", base_url=base)
+        assert f'<div class="link">{base}/tables/' in text(slips)
+        assert ('id="loopback"' in text(slips)) is flagged
+        table_id = re.findall(r"/tables/([0-9a-f]{32})/view", text(slips))[0]
+        seat = int(re.findall(r'data-seat="(\d)"', text(slips))[0])
+        again = post(client, f"/console/tables/{table_id}/seats/{seat}/token", base_url=base)
+        assert ('id="loopback"' in text(again)) is flagged

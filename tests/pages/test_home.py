@@ -29,6 +29,8 @@ def test_an_empty_club_says_so(client: FlaskClient) -> None:
     assert "No table is being played right now." in page
     assert "No finished table yet." in page
     assert "No tournament yet." in page
+    # a player is sent to the seat slip's link, never told to type a token into an address
+    assert "seat slip" in page and "?token=" not in page
 
 
 def test_running_and_finished_tables_are_listed_with_links(client: FlaskClient) -> None:

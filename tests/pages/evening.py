@@ -1,0 +1,283 @@
+"""A club evening driven through the browser alone, as the README's "A club evening in the
+browser" walks it: the organiser's console on a phone, seat slips, each player's phone,
+a physical table recorded by the organiser, standings.
+
+    .venv/bin/python -m tests.pages.evening URL TOKEN [OUT]   # against a running `make run`
+
+``tests.pages.readme_screenshot`` runs the same walk on a throw-away server and keeps a few
+of its shots for the README; this entry point runs it against any server (e.g. the one
+`make run` started, token from ``var/admin-token``) and keeps every step's shot in OUT
+(``tests/artifacts/evening/``), at 390x844 and 1280x800.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
+
+from tests.pages.browser import launch
+
+ROOT = Path(__file__).resolve().parents[2]
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESK: ViewportSize = {"width": 1280, "height": 800}
+TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
+NAMES = ("Ann", "Bo", "Cy")
+
+#: step name -> called with the page at that step (the README keeps some of them)
+Shooter = Callable[[str, Page], None]
+
+
+def all_sizes(out: Path) -> Shooter:
+    """Keep every step, full page, at a phone's size and a desk's."""
+
+    def shoot(name: str, page: Page) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out / f"{name}-390.png"), full_page=True)
+        size = page.viewport_size
+        page.set_viewport_size(DESK)
+        page.screenshot(path=str(out / f"{name}-1280.png"), full_page=True)
+        if size:
+            page.set_viewport_size(size)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        if wide > PHONE["width"]:
+            print(f"  ! {name}: {wide} px wide on a phone")
+
+    return shoot
+
+
+def tap(page: Page, rng: random.Random) -> bool:
+    """Tap one thing the page offers now (a move or a pick); False if it offers none."""
+    if page.locator("body.sending").count():
+        return False
+    offered = page.locator(TAPPABLE)
+    count = offered.count()
+    if not count:
+        return False
+    element = offered.nth(rng.randrange(count))
+    try:
+        is_move = element.get_attribute("data-action", timeout=1_000) is not None
+        before = page.locator("#table").get_attribute("data-version", timeout=1_000)
+        element.click(timeout=2_000)
+        if is_move:
+            page.wait_for_function(
+                """v => document.querySelector('#table').dataset.version !== v
+                     || !document.querySelector('#act-error').hidden""",
+                arg=before,
+                timeout=15_000,
+            )
+    except Exception:  # the table was swapped under the tap: look again
+        return False
+    return True
+
+
+def play(pages: list[Page], rng: random.Random, minutes: float = 4,
+         moment: Callable[[int], None] | None = None) -> None:  # fmt: skip
+    """Tap on every page until each says the match is over; ``moment(n)`` after n moves."""
+    deadline = time.monotonic() + minutes * 60
+    taps = 0
+    while not all(p.locator('#table[data-status="finished"]').count() for p in pages):
+        if time.monotonic() > deadline:
+            seen = [
+                (p.url, p.locator("#turn").inner_text(), p.locator("#live-status").inner_text(),
+                 p.locator("#act-error").inner_text(), p.locator(TAPPABLE).count())
+                for p in pages
+            ]  # fmt: skip
+            raise AssertionError(f"the round did not end by tapping: {seen}")
+        tapped = False
+        for page in pages:
+            if tap(page, rng):
+                tapped = True
+                taps += 1
+                if moment:
+                    moment(taps)
+        if not tapped:
+            time.sleep(0.3)  # bots, or a page waiting for its news
+
+
+def console(browser: Browser, url: str, token: str) -> Page:
+    """The organiser's phone: the console link opened once (the token becomes a cookie)."""
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(f"{url}/console?token={token}")
+    assert "token=" not in page.url, page.url
+    return page
+
+
+def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = "") -> str:
+    """The whole evening; returns the tournament's console address (``seed``: the
+    tournament's, else drawn by the server)."""
+    rng = random.Random("evening")
+    org = console(browser, url, token)
+    shoot("01-console", org)
+
+    # A tournament: Bottle Imp, tables of four, two rounds of one deal, bots fill a table.
+    org.get_by_role("link", name="New tournament").click()
+    shoot("02-choose-game", org)
+    org.locator('[data-game="bottle-imp"]').click()
+    org.get_by_label("Name").fill("Tuesday club")
+    org.locator('select[name="table_size"]').select_option("4")
+    org.locator('input[name="rounds"]').fill("2")
+    org.locator('input[name="max_deals"]').fill("1")
+    if seed:
+        org.locator('input[name="seed"]').fill(seed)
+    shoot("03-new-tournament", org)
+    org.get_by_role("button", name="Create the tournament").click()
+    org.wait_for_url(re.compile(r"/console/tournaments/[0-9a-f-]+"))
+    tournament = org.url.split("?")[0]
+    shoot("04-tournament", org)
+
+    for name in NAMES:
+        org.locator('#enter input[name="name"]').fill(name)
+        org.locator("#enter button[type=submit]").click()
+        org.locator("#entries").get_by_text(name, exact=True).wait_for()
+    shoot("05-entries", org)
+
+    # Round 1: seat it, print the slips, every player opens their own.
+    org.locator("#open-round").click()
+    org.locator("#round-tables").wait_for()
+    shoot("06-round-1", org)
+    org.locator("#print-slips").click()
+    org.locator(".slip").first.wait_for()
+    shoot("07-slips", org)
+    links = [s.inner_text().strip() for s in org.locator(".slip .link").all()]
+    assert len(links) == len(NAMES), links
+
+    phones = [browser.new_context(viewport=PHONE).new_page() for _ in links]
+    for phone, link in zip(phones, links, strict=True):
+        phone.goto(url + link[link.index("/tables/") :])  # the slip's link, at this server
+        assert "token=" not in phone.url, phone.url
+    shoot("08-seat-before-deal", phones[0])
+
+    def moment(taps: int) -> None:
+        if taps == 8:
+            mine = phones[0]
+            if not mine.locator("#table [data-action]:visible").count():
+                for _ in range(40):  # wait until this seat has a choice
+                    if mine.locator("#table [data-action]:visible").count():
+                        break
+                    time.sleep(0.25)
+            shoot("09-seat-playing", mine)
+            org.goto(tournament)
+            shoot("10-round-status", org)
+
+    play(phones, rng, moment=moment)
+    shoot("11-seat-finished", phones[0])
+    org.goto(tournament)
+    org.locator('#round-tables [data-status="finished"]').first.wait_for()
+    shoot("12-round-1-finished", org)
+
+    # A phone is lost: the seat's console page re-issues its link (the old one stops).
+    org.locator("#round-tables .item").first.get_by_role("link", name="console").click()
+    shoot("13-console-table", org)
+    org.locator("li[data-seat] button").first.click()  # the first person's seat
+    org.locator("#reissued").wait_for()
+    shoot("14-new-link", org)
+
+    # Round 2 at a physical table: the organiser taps the real deal in, then records every
+    # person's play from the table page.
+    org.goto(tournament)
+    org.locator("#open-round").click()
+    org.get_by_role("heading", name=re.compile("Round 2")).wait_for()
+    shoot("16-round-2", org)
+    time.sleep(2)  # a bot dealer deals by itself at once (through the worker): look again
+    org.reload()
+    table = org.locator("#round-tables .item").first
+    if table.get_by_role("link", name="record a deal").count():
+        table.get_by_role("link", name="record a deal").click()
+        record_deal(org, rng, shoot, "17")
+    else:  # its dealer is a bot, who dealt at once: the organiser records the plays only
+        print("  round 2's dealer is a bot: no physical deal to record (see the lone table)")
+        table.get_by_role("link", name="console").click()
+
+    # A director's ruling on that table, while its match runs.
+    org.locator('#adjust select[name="seat"]').select_option("0")
+    org.locator('#adjust input[name="points"]').fill("-2")
+    org.locator('#adjust input[name="reason"]').fill("card exposed in the deal")
+    org.get_by_role("button", name="Record the adjustment").click()
+    org.get_by_text("recorded.").first.wait_for()
+    shoot("19-adjusted", org)
+    org.get_by_role("link", name="Open the table page").click()
+    org.locator("#table").wait_for()
+    shoot("20-organiser-table", org)
+    play([org], rng)
+    shoot("21-organiser-table-finished", org)
+    org.goto(tournament)
+    shoot("22-round-2-finished", org)
+
+    org.locator("#round-tables").wait_for()
+    while org.locator('#round-tables .item:not([data-status="finished"])').count():
+        # the other tables of round 2 (if any): the organiser plays them too
+        item = org.locator('#round-tables .item:not([data-status="finished"])').first
+        item.get_by_role("link", name="table page").click()
+        play([org], rng)
+        org.goto(tournament)
+
+    if org.locator("#finish").count():  # a tournament of planned rounds finishes itself
+        org.get_by_label("yes, finish it").check()
+        org.locator("#finish").click()
+    org.locator('#tournament-status:text("finished")').wait_for()
+    shoot("23-finished", org)
+    org.get_by_role("link", name="standings", exact=True).first.click()
+    shoot("24-standings", org)
+    org.goto(f"{url}/")
+    shoot("25-home", org)
+    org.goto(f"{url}/rules/bottle-imp")
+    shoot("26-rules", org)
+
+    # A lone table of four people with real cards, its first dealer a person.
+    org.goto(f"{url}/console")
+    org.get_by_role("link", name="New table").click()
+    org.locator('[data-game="bottle-imp"]').click()
+    for seat, name in enumerate(("Ann", "Bo", "Cy", "Di")):
+        org.locator(f'select[name="seat-{seat}-kind"]').select_option("person")
+        org.locator(f'input[name="seat-{seat}-who"]').fill(name)
+    org.locator('input[name="max_deals"]').fill("1")
+    shoot("27-new-table", org)
+    org.get_by_role("button", name="Open the table").click()
+    org.get_by_text("Table opened.").wait_for()
+    shoot("28-lone-table", org)
+    org.get_by_role("link", name="Record a physical deal").click()
+    record_deal(org, rng, shoot, "29")
+    org.locator('li[data-seat="2"] button').click()
+    org.locator("#reissued").wait_for()
+    shoot("31-lone-seat-link", org)
+    return tournament
+
+
+def record_deal(org: Page, rng: random.Random, shoot: Shooter, step: str) -> None:
+    """On a table's "record a deal" page: tap the deck's cards into the piles, confirm."""
+    shoot(f"{step}-record-deal", org)
+    deck = org.locator('#deck [data-card][aria-disabled="false"]')
+    for _ in range(200):
+        progress = org.locator("#deal-progress").inner_text()
+        placed, wanted = re.findall(r"\d+", progress)[:2]
+        if placed == wanted:
+            break
+        if int(placed) == int(wanted) // 2:
+            shoot(f"{step}-half-tapped", org)
+        deck.nth(rng.randrange(deck.count())).click()  # as the cards come off the table
+    shoot(f"{int(step) + 1}-deal-tapped", org)
+    org.locator("#confirm-deal").click()
+    org.get_by_text("Deal recorded.").wait_for()
+
+
+def main(argv: list[str]) -> None:
+    url, token = argv[0].rstrip("/"), argv[1]
+    out = Path(argv[2]) if len(argv) > 2 else ROOT / "tests" / "artifacts" / "evening"
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        print(evening(browser, url, token, all_sizes(out)))
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+
+
+__all__: list[Any] = ["evening", "main"]
