@@ -7,10 +7,14 @@ bearer token, and answer JSON: the re-rendered ``#table`` fragment, or a problem
   is the fragment as the cookie's viewer sees it, ``null`` while nothing happened after
   version ``N``.
 - ``POST /tables/{id}/view/act``: the body is an action exactly as ``legal_actions``
-  lists it, ``If-Match: "<version>"`` the version the page showed (a stale page cannot
-  act twice: 409 ``version_conflict``), ``X-CSRF-Token`` the page's CSRF token (else 403
-  ``csrf``). Taken through the same command as ``POST /tables/{id}/actions``; 201 with
-  the fragment after it (and after any bot it woke, when bots play in-process).
+  lists it, ``If-Match: "<version>"`` the version the page showed, ``X-CSRF-Token`` the
+  page's CSRF token (else 403 ``csrf``). Taken through the same command as
+  ``POST /tables/{id}/actions``; 201 with the fragment after it (and after any bot it
+  woke, when bots play in-process). When the table moved on since the page's version
+  (others passing or laying cards at the same moment), the move is still taken if it
+  is, word for word, one of the moves the viewer may make now; otherwise 409
+  ``version_conflict``: a stale page never acts blind, and a move once made is no
+  longer offered, so it is never made twice.
 
 Errors keep the app's problem+json handlers: this blueprint registers no HTML handler.
 """
@@ -25,6 +29,7 @@ from domain.table import Viewer
 from service.commands import act, table_logs
 from service.db import get_database
 from service.errors import ApiError
+from service.eventstore import VersionConflict
 from service.pages import session, tableview
 from service.schemas.tables import ActionSchema
 
@@ -90,5 +95,27 @@ def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     if not isinstance(body, dict):
         raise ApiError(422, "validation_error", "a move is a JSON object, as legal_actions has it")
     ACTION.load(body)  # shape and types, as the API checks them; the engine judges the rest
-    act(table_id, body, viewer, expected)
+    for attempt in range(1, RETRIES + 1):
+        try:
+            act(table_id, body, viewer, expected)
+            break
+        except VersionConflict:
+            expected = _still_offered(table_id, viewer, body)
+            if expected is None or attempt == RETRIES:
+                raise
     return _answer(table_id, viewer, token), 201, {"Cache-Control": "no-store"}
+
+
+#: How often a move that lost a race but is still offered is tried again.
+RETRIES = 3
+
+
+def _still_offered(table_id: str, viewer: Viewer, body: dict[str, Any]) -> int | None:
+    """The table's version now if ``body`` is one of the moves the viewer may make there
+    (the organiser: for any seat to act), else ``None``."""
+    with get_database().reading() as connection:
+        log = table_logs().load(connection, table_id)
+    rules, state = log.rules, log.state
+    seats = [viewer] if isinstance(viewer, int) else list(rules.to_act(state))
+    offered = (rules.body(a) for seat in seats for a in rules.legal_actions(state, seat))
+    return log.version if any(move == body for move in offered) else None

@@ -12,8 +12,9 @@ import pytest
 from flask import Flask
 
 from tests.helpers import ADMIN_TOKEN
-from tests.pages.conftest import ARTIFACTS
-from tests.pages.tables import Table, finish, open_table, state
+from tests.pages.conftest import ARTIFACTS, Phones
+from tests.pages.tables import Table, open_table, state
+from tests.pages.tapping import play_by_tapping
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -56,7 +57,9 @@ def shoot(page: Page, name: str) -> None:
     page.set_viewport_size(PHONE)
 
 
-def test_an_evening_run_from_the_console(phone: Page, live_app: Flask, base_url: str) -> None:
+def test_an_evening_run_from_the_console(
+    phone: Page, phones: Phones, live_app: Flask, base_url: str
+) -> None:
     page = phone
     shoot(page, "index-empty")
     page.get_by_role("link", name="New tournament").click()
@@ -89,8 +92,9 @@ def test_an_evening_run_from_the_console(phone: Page, live_app: Flask, base_url:
     expect(slips).to_have_count(3)
     assert sorted(slips.locator(".who").all_inner_texts()) == ["Ann", "Bo", "Cy"]
     expect(slips.first.locator(".qr svg")).to_be_visible()
-    link = slips.first.locator(".link").inner_text()
-    assert re.fullmatch(rf"{base_url}/tables/[0-9a-f]{{32}}/view\?token=\S+", link)
+    links = slips.locator(".link").all_inner_texts()
+    for link in links:
+        assert re.fullmatch(rf"{base_url}/tables/[0-9a-f]{{32}}/view\?token=\S+", link)
     shoot(page, "slips")
     page.emulate_media(media="print")
     expect(page.locator("header.top")).to_be_hidden()
@@ -105,9 +109,12 @@ def test_an_evening_run_from_the_console(phone: Page, live_app: Flask, base_url:
     page.locator("#open-round").click()
     expect(page.locator('.refused[data-code="round_in_progress"]')).to_contain_text("(1)")
 
-    # the people play their table (through the API here); the console follows it
-    table_id = table_card.get_attribute("data-table")
-    finish(live_app.test_client(), Table(str(table_id), [], {"game": "bottle-imp"}))
+    # each person opens their slip's link on their own phone and plays by tapping; the
+    # console follows the table
+    table_id = str(table_card.get_attribute("data-table"))
+    seats = [phones.open(link) for link in links]
+    assert all("token" not in seat.url for seat in seats)
+    play_by_tapping(live_app, Table(table_id, [], {"game": "bottle-imp"}), seats)
     page.goto(tournament_url)
     expect(page.locator('#round-tables [data-status="finished"]')).to_have_count(1)
     page.locator("#open-round").click()

@@ -21,12 +21,12 @@ from flask import Flask
 from tests.factories import table_body
 from tests.pages.conftest import Phones
 from tests.pages.tables import ORGANISER, Table, state
+from tests.pages.tapping import play_by_tapping, tap
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 Json = dict[str, Any]
-TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
 
 
 def expect(target: Any) -> Any:
@@ -46,45 +46,6 @@ def open_table(app: Flask, body: Json) -> Table:
 def seats(humans: int, players: int) -> list[Json]:
     names = ["Ann", "Bo", "Cy", "Di"]
     return [{"name": names[s]} if s < humans else {"bot": "random"} for s in range(players)]
-
-
-def tap(page: Page, rng: random.Random) -> bool:
-    """Tap one element the page offers now (a complete move or a pick); False if none."""
-    if page.locator("body.sending").count():
-        return False
-    offered = page.locator(TAPPABLE)
-    count = offered.count()
-    if not count:
-        return False
-    element = offered.nth(rng.randrange(count))
-    try:
-        is_move = element.get_attribute("data-action", timeout=1_000) is not None
-        before = page.locator("#table").get_attribute("data-version", timeout=1_000)
-        element.click(timeout=2_000)
-    except Exception:  # the table was swapped under the tap: look again
-        return False
-    if is_move:  # wait until the page shows the table after the move (or says why not)
-        page.wait_for_function(
-            """v => document.querySelector('#table').dataset.version !== v
-                 || !document.querySelector('#act-error').hidden""",
-            arg=before,
-            timeout=10_000,
-        )
-        error = page.locator("#act-error")
-        assert error.is_hidden() or "moved on" in error.inner_text(), error.inner_text()
-    return True
-
-
-def play_by_tapping(app: Flask, table: Table, pages: list[Page], seconds: float = 60) -> Json:
-    """Tap on every human seat's page until the match is over."""
-    client = app.test_client()
-    rng = random.Random(table.id)
-    deadline = time.monotonic() + seconds
-    while (now := state(client, table))["status"] != "finished":
-        assert time.monotonic() < deadline, f"the match did not end: {now['phase']}"
-        if not any([tap(page, rng) for page in pages]):
-            time.sleep(0.1)  # bots, or a page waiting for its news
-    return now
 
 
 def human_pages(phones: Phones, base_url: str, table: Table) -> list[Page]:

@@ -19,6 +19,7 @@ from tests.pages.tables import (
     KINDS,
     ORGANISER,
     Table,
+    act,
     browser_of,
     embedded,
     moves,
@@ -110,6 +111,28 @@ def test_a_seat_acts_from_its_page_with_the_csrf_token_and_version(client: Flask
     assert 'id="table"' in answer["html"]
     again = post_move(browser, table, {"type": "deal"}, token, live["version"])  # a stale page
     assert again.status_code == 409
+    assert again.get_json()["code"] == "version_conflict"
+
+
+def test_moves_made_at_the_same_moment_are_all_taken_while_still_offered(
+    client: FlaskClient,
+) -> None:
+    """Bottle Imp seats prepare together: each page acts on the version it showed, and a
+    move that lost the race to another seat's is taken all the same, being still offered;
+    the same page sending it again is refused, since it is offered no more."""
+    table = open_table(client)
+    act(client, table, {"type": "deal"})
+    shown = state(client, table)["version"]
+    sent = {}
+    for seat in (1, 2):
+        move = state(client, table, seat)["legal_actions"][0]
+        answer = post_move(browser_of(client, table, seat), table, move, str(table.tokens[seat]),
+                           shown)  # fmt: skip
+        assert answer.status_code == 201, answer.get_json()
+        sent[seat] = move
+    assert state(client, table)["version"] > shown + 1  # both were recorded
+    again = post_move(browser_of(client, table, 2), table, sent[2], str(table.tokens[2]), shown)
+    assert again.status_code == 409, again.get_json()
     assert again.get_json()["code"] == "version_conflict"
 
 
