@@ -204,9 +204,7 @@ def _database_unavailable(error: OperationalError) -> Response:
 
 def _broker_unavailable(error: BrokerError) -> Response:
     logger.warning("broker unavailable: %s", error)
-    return problem(
-        503, "broker_unavailable", "The task broker is unavailable; try again later."
-    )
+    return problem(503, "broker_unavailable", "The task broker is unavailable; try again later.")
 
 
 def _rule_violation(error: RuleViolation) -> Response:

@@ -33,10 +33,10 @@ def faces(game: str) -> Callable[[cards.Card], cards.Face]:
 
 def viewer_label(viewer: Viewer, names: list[str]) -> str:
     if viewer == ORGANISER:
-        return "organiser: every card"
+        return "organiser: you see every card"
     if isinstance(viewer, int):
-        return f"seat {viewer} ({names[viewer]}): your hand and what is public"
-    return "public: what lies face up"
+        return f"you are {names[viewer]} (seat {viewer}): you see your hand and what is public"
+    return "you see the public view: what lies face up"
 
 
 def deals(log: TableLog) -> list[tuple[int, bool]]:

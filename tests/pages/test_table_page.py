@@ -200,8 +200,10 @@ def test_a_bestia_view_is_drawn_with_trump_pot_and_balances(app: Flask) -> None:
 def test_a_seat_page_says_whose_view_it_is(client: FlaskClient) -> None:
     table = open_table(client)
     assert "you see the public" in view_page(client, table.id)
-    assert "seat 2 (Cy)" in view_page(client, table.id, f"?token={table.tokens[2]}")
-    assert "organiser: every card" in view_page(client, table.id, "?token=test-organiser-token")
+    assert "Cy (seat 2)" in view_page(client, table.id, f"?token={table.tokens[2]}")
+    assert "organiser: you see every card" in view_page(
+        client, table.id, "?token=test-organiser-token"
+    )
 
 
 def test_the_page_is_for_phones_and_paper_with_nothing_external(client: FlaskClient) -> None:
