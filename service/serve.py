@@ -55,10 +55,10 @@ def commands(args: Options, config: Config) -> dict[str, list[str]]:
                      "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
                      "--threads", str(args.threads), "--config", "python:service.gunicorn_conf"],
     }  # fmt: skip
-    if config.jobs == "sqlite":  # warnings only: the sweep's every-15-s lines would bury the rest
+    if config.jobs == "sqlite":
         started["worker"] = [python, "-m", "celery", "-A", "workers.celery_app", "worker", "-B",
                              "-c", str(args.job_workers), "-n", f"embedded-{os.getpid()}@%h",
-                             "--loglevel=WARNING", "--without-gossip", "--without-mingle",
+                             "--loglevel=INFO", "--without-gossip", "--without-mingle",
                              "--without-heartbeat"]  # fmt: skip
     return started
 
