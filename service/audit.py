@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import Connection, select
+
 from domain.audit import Problem, recheck
 from domain.events import TableOpened
 from domain.replay import event_from_json
@@ -30,8 +32,10 @@ from service.eventstore import (
     canonical_json,
     chain_hash,
 )
+from service.failures import NotFound
 from service.jsonbody import JsonRefused
 from service.jsonbody import loads as load_json
+from service.models import events, streams
 
 EXPORT_FORMAT = "cardledger-table"
 EXPORT_VERSION = 1
@@ -48,6 +52,22 @@ class RawRow:
     recorded_at: Any
     hash: Any
     actor: Any = None
+
+
+def stored_rows(connection: Connection, table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
+    """A table's stored rows exactly as kept, and its stream's recorded head (version,
+    hash): what an export carries and a verification checks."""
+    found = connection.execute(
+        select(streams.c.kind, streams.c.version, streams.c.head).where(streams.c.id == table_id)
+    ).first()
+    if found is None or found.kind != "table":
+        raise NotFound(f"there is no table {table_id}")
+    query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
+    rows = [
+        RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
+        for r in connection.execute(query)
+    ]
+    return rows, (found.version, found.head)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,15 @@ from domain.audit import deal_history, deal_text
 from domain.table import ORGANISER
 from service.api.base import NO_TOKEN, TOKEN_OPTIONAL, Blueprint, organiser_only
 from service.api.tables import created_body, summary
-from service.audit import BadExport, RawRow, check, check_signature, export_lines, parse_export
+from service.audit import (
+    BadExport,
+    RawRow,
+    check,
+    check_signature,
+    export_lines,
+    parse_export,
+    stored_rows,
+)
 from service.auth import issue_seat_tokens, viewer_of
 from service.commands import table_logs
 from service.db import get_database
@@ -22,7 +30,7 @@ from service.errors import ApiError
 from service.eventstore import EventStore, StoredEvent
 from service.imports import record_import
 from service.jsonbody import MAX_IMPORT_BODY
-from service.models import events, streams
+from service.models import events
 from service.projections import project_opened_table
 from service.schemas.common import ProblemSchema, SigningKeySchema
 from service.schemas.tables import (
@@ -114,18 +122,7 @@ def get_deal(query: dict[str, str], table_id: str, deal: int) -> Any:
 def _raw_rows(table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
     """The stored rows exactly as kept, and the stream's recorded head."""
     with get_database().reading() as connection:
-        found = connection.execute(
-            select(streams.c.kind, streams.c.version, streams.c.head).where(
-                streams.c.id == table_id
-            )
-        ).first()
-        if found is None or found.kind != "table":
-            raise ApiError(404, "not_found", f"there is no table {table_id}")
-        query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
-        return [
-            RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
-            for r in connection.execute(query)
-        ], (found.version, found.head)
+        return stored_rows(connection, table_id)
 
 
 @blp.get("/tables/<id:table_id>/verify", operation_id="verifyTable")

@@ -24,19 +24,17 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 from marshmallow import ValidationError
-from sqlalchemy import select
 
 from domain.errors import RuleViolation
 from domain.games import SPECS, game
 from domain.table import ORGANISER
 from domain.tournament.standings import shown as shown_points
-from service.audit import RawRow, export_lines
+from service.audit import export_lines, stored_rows
 from service.commands import act, create_table, table_logs
 from service.db import get_database
 from service.errors import ApiError, status_of
 from service.failures import ApplicationError
 from service.listings import MAX_LIMIT, list_players, list_tables, list_tournaments
-from service.models import events, streams
 from service.pages import console_forms as forms
 from service.pages import deal_sheet, games
 from service.pages.listing import seating_of
@@ -392,20 +390,9 @@ def export(table_id: str) -> Response:
     route reads the Bearer header, which a browser's link cannot send before the match
     ends): JSON Lines, the head signed."""
     with get_database().reading() as connection:
-        found = connection.execute(
-            select(streams.c.kind, streams.c.version, streams.c.head).where(
-                streams.c.id == table_id
-            )
-        ).first()
-        if found is None or found.kind != "table":
-            raise ApiError(404, "not_found", f"there is no table {table_id}")
-        query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
-        rows = [
-            RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
-            for r in connection.execute(query)
-        ]
+        rows, (version, head) = stored_rows(connection, table_id)
         opened = table_logs().load(connection, table_id).opened
-    signed = keyring().signer.sign_head(table_id, found.version, found.head)
+    signed = keyring().signer.sign_head(table_id, version, head)
     try:
         text = "".join(export_lines(table_id, opened.game, opened.variant, rows, signed))
     except ValueError as error:

@@ -100,9 +100,10 @@ def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
             act(table_id, body, viewer, expected)
             break
         except VersionConflict:
-            expected = _still_offered(table_id, viewer, body)
-            if expected is None or attempt == RETRIES:
+            now = _still_offered(table_id, viewer, body)
+            if now is None or attempt == RETRIES:
                 raise
+            expected = now
     return _answer(table_id, viewer, token), 201, {"Cache-Control": "no-store"}
 
 
