@@ -204,10 +204,13 @@ def index() -> Response:
             status=status,
             tournament=None,
         )
+        # a tournament's table is named as the club calls it: "Spring cup · round 2 · table 3"
+        seatings = {t["id"]: seating_of(connection, t["id"]) for t in tables}
     return _render(
         "index.html",
         tournaments=tournaments,
         tables=tables,
+        seatings=seatings,
         more_tables=more_tables,
         more_tournaments=more_tournaments,
         shown_status=status,

@@ -399,9 +399,17 @@ def test_the_lists(console: FlaskClient) -> None:
     table = open_table(console)
     tid = location_id(post(console, "/console/tournaments/new?game=oh-quay",
                            tournament_form(table_size="2", name="Quay night")))  # fmt: skip
+    for name in ("Ann", "Bo"):
+        assert (
+            post(console, f"/console/tournaments/{tid}/entries", {"name": name}).status_code == 303
+        )
+    assert post(console, f"/console/tournaments/{tid}/rounds").status_code == 303
     page = text(console.get("/console"))
     assert f'data-table="{table.id}"' in page and f'data-tournament="{tid}"' in page
     assert "Quay night" in page
+    # a tournament's table by the club's name for it; a lone table by its game
+    assert "Quay night · round 1 · table 1</a>" in page
+    assert f"The Bottle Imp {table.id[:6]}</a>" in page
     finished = console.get("/console?status=finished")
     assert finished.status_code == 200
     assert f'data-table="{table.id}"' not in text(finished)
