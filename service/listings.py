@@ -198,12 +198,12 @@ def list_tournaments(
     return [tournament_item(row) for row in rows], following
 
 
-def tournament_item(row: Any) -> dict[str, Any]:
-    """A tournament's settings and progress; the seed and salt only once finished."""
-    config: TournamentCreated = decode(row.created_type, json.loads(row.created))
-    finished = row.status == "finished"
+def tournament_settings(
+    config: TournamentCreated, status: str, rounds_played: int, finished: bool
+) -> dict[str, Any]:
+    """What a tournament is and how far it got, as ``GET /tournaments/{id}`` and the list
+    both give it: the seed and salt only once finished."""
     return {
-        "id": row.item_id,
         "name": config.name,
         "game": config.game,
         "variant": config.variant,
@@ -216,12 +216,24 @@ def tournament_item(row: Any) -> dict[str, Any]:
         "fill_with_bots": config.fill_with_bots,
         "bye_points": shown(bye_units(config.table_size, config.match_points, config.bye_points)),
         "match_points": list(config.match_points) if config.match_points else None,
-        "status": row.status,
-        "rounds_played": row.rounds_played,
-        "version": row.version,
+        "status": status,
+        "rounds_played": rounds_played,
         "seed_commitment": seed_commitment(config.seed, config.salt),
         "seed": config.seed if finished else None,
         "salt": config.salt if finished else None,
+    }
+
+
+def tournament_item(row: Any) -> dict[str, Any]:
+    """A tournament's settings and progress, from its projection row and first event."""
+    config: TournamentCreated = decode(row.created_type, json.loads(row.created))
+    settings = tournament_settings(
+        config, row.status, row.rounds_played, finished=row.status == "finished"
+    )
+    return {
+        "id": row.item_id,
+        **settings,
+        "version": row.version,
         "created_at": row.created_at,
         "entry_count": row.entry_count,
     }

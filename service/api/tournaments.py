@@ -12,11 +12,11 @@ from typing import Any
 
 from flask import Response, render_template
 
-from domain.shuffle import seed_commitment
-from domain.tournament.standings import bye_units, shown
+from domain.tournament.standings import shown
 from domain.tournament.state import Entry, Tournament
 from service.api.audit import sign_stream_head
 from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
+from service.listings import tournament_settings
 from service.projections import status
 from service.schemas.tournaments import (
     EntryCreateSchema,
@@ -96,24 +96,8 @@ def summary(log: TournamentLog) -> dict[str, Any]:
     config = state.config
     return {
         "id": log.id,
-        "name": config.name,
-        "game": config.game,
-        "variant": config.variant,
-        "rules": dict(config.rules),
-        "table_size": config.table_size,
-        "target_score": config.target_score,
-        "max_deals": config.max_deals,
-        "rounds": config.rounds,
-        "pairing": config.pairing,
-        "fill_with_bots": config.fill_with_bots,
-        "bye_points": shown(bye_units(config.table_size, config.match_points, config.bye_points)),
-        "match_points": list(config.match_points) if config.match_points else None,
-        "status": status(state),
-        "rounds_played": state.rounds_played,
+        **tournament_settings(config, status(state), state.rounds_played, state.finished),
         "version": log.version,
-        "seed_commitment": seed_commitment(config.seed, config.salt),
-        "seed": config.seed if state.finished else None,
-        "salt": config.salt if state.finished else None,
         "created_at": log.created_at,
         "entries": [_entry(e) for e in state.entries.values()],
         "seatings": [
