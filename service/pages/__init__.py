@@ -19,9 +19,9 @@ from domain.audit import deal_history, deal_text
 from domain.table import ORGANISER, Viewer
 from service.commands import table_logs
 from service.db import get_database
-from service.errors import ApiError, status_of
-from service.failures import ApplicationError
+from service.errors import ApiError
 from service.pages import games, listing, replay, session, standings, tableview
+from service.pages.answers import answer_errors_with_pages, html
 from service.pages.scenes import seat_names
 from service.tablelog import TableLog
 
@@ -43,13 +43,6 @@ def _exchange(table_id: str) -> BaseResponse | None:
         return session.exchange_for_table(connection, table_id)
 
 
-def _html(page: str, status: int = 200) -> Response:
-    response = Response(page, status=status, mimetype="text/html")
-    # a page may carry a seat's hand: never from a shared cache
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
 @blueprint.get("/")
 def home() -> Response:
     """The club's home: running and recent tables, tournaments, with links."""
@@ -64,7 +57,7 @@ def home() -> Response:
         games=listing.GAME_NAMES,
         limit=listing.LIMIT,
     )
-    return _html(page)
+    return html(page)
 
 
 @blueprint.get("/favicon.ico")
@@ -91,7 +84,7 @@ def table_page(table_id: str) -> BaseResponse:
         organiser=viewer == ORGANISER,
         **tableview.context(log, viewer, token),
     )
-    return _html(page)
+    return html(page)
 
 
 @blueprint.get("/tables/<id:table_id>/deals/<int:deal>/replay")
@@ -126,21 +119,7 @@ def replay_page(table_id: str, deal: int) -> BaseResponse:
         record=deal_text(table_id, history),
         names=names,
     )
-    return _html(page)
+    return html(page)
 
 
-@blueprint.errorhandler(ApiError)
-def _error_page(error: ApiError) -> Response:
-    """Pages answer errors with a page (same status and code as the API's problem)."""
-    page = render_template("pages/error.html", status=error.status, code=error.code,
-                           detail=error.detail)  # fmt: skip
-    return _html(page, error.status)
-
-
-@blueprint.errorhandler(ApplicationError)
-def _refused_page(error: ApplicationError) -> Response:
-    """The command layer's refusals, at the status the API gives them."""
-    status = status_of(error)
-    page = render_template("pages/error.html", status=status, code=error.code,
-                           detail=error.detail)  # fmt: skip
-    return _html(page, status)
+answer_errors_with_pages(blueprint)

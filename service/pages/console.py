@@ -16,7 +16,7 @@ import io
 import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit
 
 import segno
@@ -37,6 +37,7 @@ from service.failures import ApplicationError
 from service.listings import MAX_LIMIT, list_players, list_tables, list_tournaments
 from service.pages import console_forms as forms
 from service.pages import deal_sheet, games
+from service.pages.answers import answer_errors_with_pages, html
 from service.pages.listing import seating_of
 from service.pages.scenes import seat_names
 from service.pages.session import (
@@ -70,12 +71,6 @@ TOURNAMENT_SCHEMA = TournamentCreateSchema()
 PAIRINGS = ("swiss", "round_robin", "random")
 #: How many tables and tournaments the console's lists show a page.
 PAGE = 25
-
-
-def _html(page: str, status: int = 200) -> Response:
-    response = Response(page, status=status, mimetype="text/html")
-    response.headers["Cache-Control"] = "no-store"  # links with seat tokens, hands
-    return response
 
 
 def _organiser_token() -> str:
@@ -113,7 +108,7 @@ def _render(template: str, status: int = 200, **context: Any) -> Response:
         game_names={g: s.name for g, s in SPECS.items()},
         **context,
     )
-    return _html(page, status)
+    return html(page, status)
 
 
 def _back(endpoint: str, note: str | None = None, **values: Any) -> Response:
@@ -232,30 +227,77 @@ def new_table() -> Response:
     return _table_form(_game_or_none(), {}, {}, None)
 
 
-def _table_form(
+T = TypeVar("T")
+Refused = tuple[str, str] | None
+#: A creation form shown again: (game, typed values, errors by field, refusal, status).
+FormPage = Callable[[str | None, Mapping[str, str], Mapping[str, str], Refused, int], Response]
+
+
+def _new_form(
+    template: str,
     game_id: str | None,
     values: Mapping[str, str],
     errors: Mapping[str, str],
-    refused: tuple[str, str] | None,
-    status: int = 200,
+    refused: Refused,
+    status: int,
+    **extra: Any,
 ) -> Response:
+    """A new table's or tournament's form: the game's options with their defaults, the
+    default match lengths, and what was typed and refused."""
     spec = SPECS[game_id] if game_id else None
     if errors and refused is None:
         refused = _marked(errors)
     return _render(
-        "new_table.html",
+        template,
         status,
         spec=spec,
         specs=SPECS,
         options=forms.option_fields(spec) if spec else [],
         defaults=forms.default_matches(spec) if spec else [],
+        values=values,
+        errors=errors,
+        refused=refused,
+        **extra,
+    )
+
+
+def _create(
+    form_page: FormPage, game_id: str, errors: Mapping[str, str], create: Callable[[], T]
+) -> T | Response:
+    """What ``create`` made, or the form again with why not: fields the form could not
+    read, the schema's refusals by field, or the rules' refusal."""
+    form = request.form
+    if errors:
+        return form_page(game_id, form, errors, None, 422)
+    try:
+        return create()
+    except ValidationError as invalid:
+        found = _flat(invalid.messages)
+        summary = "; ".join(f"{k}: {v}" for k, v in found.items())
+        return form_page(game_id, form, found, ("validation_error", summary), 422)
+    except (RuleViolation, ApplicationError) as refusal:
+        return form_page(game_id, form, {}, _refusal(refusal), 422)
+
+
+def _table_form(
+    game_id: str | None,
+    values: Mapping[str, str],
+    errors: Mapping[str, str],
+    refused: Refused,
+    status: int = 200,
+) -> Response:
+    spec = SPECS[game_id] if game_id else None
+    return _new_form(
+        "new_table.html",
+        game_id,
+        values,
+        errors,
+        refused,
+        status,
         seats=forms.max_seats(spec) if spec else 0,
         seat_kinds=forms.SEAT_KINDS,
         seat_kind_label=forms.seat_kind_label,
         players=registered_players() if spec else [],
-        values=values,
-        errors=errors,
-        refused=refused,
     )
 
 
@@ -284,16 +326,9 @@ def post_table() -> Response:
         body["max_deals"] = deals
     if form.get("seed", "").strip():
         body["seed"] = form["seed"].strip()
-    if errors:
-        return _table_form(game_id, form, errors, None, 422)
-    try:
-        created = create_table(TABLE_SCHEMA.load(body))
-    except ValidationError as invalid:
-        found = _flat(invalid.messages)
-        return _table_form(game_id, form, found, ("validation_error", "; ".join(
-            f"{k}: {v}" for k, v in found.items())), 422)  # fmt: skip
-    except (RuleViolation, ApplicationError) as refusal:
-        return _table_form(game_id, form, {}, _refusal(refusal), 422)
+    created = _create(_table_form, game_id, errors, lambda: create_table(TABLE_SCHEMA.load(body)))
+    if isinstance(created, Response):
+        return created
     return _back("console.table", "Table opened.", table_id=created.id)
 
 
@@ -466,24 +501,19 @@ def _tournament_form(
     game_id: str | None,
     values: Mapping[str, str],
     errors: Mapping[str, str],
-    refused: tuple[str, str] | None,
+    refused: Refused,
     status: int = 200,
 ) -> Response:
     spec = SPECS[game_id] if game_id else None
-    if errors and refused is None:
-        refused = _marked(errors)
-    return _render(
+    return _new_form(
         "new_tournament.html",
+        game_id,
+        values,
+        errors,
+        refused,
         status,
-        spec=spec,
-        specs=SPECS,
-        options=forms.option_fields(spec) if spec else [],
-        defaults=forms.default_matches(spec) if spec else [],
         sizes=forms.table_sizes(spec) if spec else [],
         pairings=PAIRINGS,
-        values=values,
-        errors=errors,
-        refused=refused,
     )
 
 
@@ -511,16 +541,11 @@ def post_tournament() -> Response:
             body[name] = value
     if form.get("seed", "").strip():
         body["seed"] = form["seed"].strip()
-    if errors:
-        return _tournament_form(game_id, form, errors, None, 422)
-    try:
-        log = create_tournament(TOURNAMENT_SCHEMA.load(body))
-    except ValidationError as invalid:
-        found = _flat(invalid.messages)
-        return _tournament_form(game_id, form, found, ("validation_error", "; ".join(
-            f"{k}: {v}" for k, v in found.items())), 422)  # fmt: skip
-    except (RuleViolation, ApplicationError) as refusal:
-        return _tournament_form(game_id, form, {}, _refusal(refusal), 422)
+    log = _create(
+        _tournament_form, game_id, errors, lambda: create_tournament(TOURNAMENT_SCHEMA.load(body))
+    )
+    if isinstance(log, Response):
+        return log
     return _back("console.tournament", "Tournament created.", tournament_id=log.id)
 
 
@@ -657,26 +682,7 @@ def slips(tournament_id: str, number: int) -> Response:
                    round=number, slips=printed, loopback=loopback())  # fmt: skip
 
 
-@blueprint.errorhandler(ApiError)
-def _error_page(error: ApiError) -> Response:
-    page = render_template("pages/error.html", status=error.status, code=error.code,
-                           detail=error.detail)  # fmt: skip
-    return _html(page, error.status)
-
-
-@blueprint.errorhandler(ApplicationError)
-def _refused_page(error: ApplicationError) -> Response:
-    status = status_of(error)
-    page = render_template("pages/error.html", status=status, code=error.code,
-                           detail=error.detail)  # fmt: skip
-    return _html(page, status)
-
-
-@blueprint.errorhandler(RuleViolation)
-def _rule_page(error: RuleViolation) -> Response:
-    page = render_template("pages/error.html", status=422, code=error.code,
-                           detail=error.message)  # fmt: skip
-    return _html(page, 422)
+answer_errors_with_pages(blueprint, rules=True)
 
 
 __all__ = ["blueprint", "game", "qr_svg", "round_tables"]

@@ -25,6 +25,7 @@ from domain.games.registry import GameSpec
 from domain.table import Table
 from service.errors import ApiError
 from service.pages import games
+from service.pages.answers import answer_errors_with_pages, html
 
 blueprint = Blueprint("rules", __name__)
 
@@ -78,10 +79,6 @@ def options_of(spec: GameSpec) -> dict[str, Option]:
     return found
 
 
-def _html(page: str, status: int = 200) -> Response:
-    return Response(page, status=status, mimetype="text/html")
-
-
 def _extra(game: str) -> dict[str, Any]:
     """What one game's page shows beyond its spec."""
     if game == bottle_imp.SPEC.id:
@@ -102,7 +99,7 @@ def _extra(game: str) -> dict[str, Any]:
 def index() -> Response:
     """Every game's rules, one link each."""
     page = render_template("pages/rules/index.html", specs=list(SPECS.values()))
-    return _html(page)
+    return html(page)
 
 
 @blueprint.get("/rules/<game>")
@@ -121,11 +118,7 @@ def game_rules(game: str) -> Response:
         face=lambda card: games.face(game, card),
         **_extra(game),
     )
-    return _html(page)
+    return html(page)
 
 
-@blueprint.errorhandler(ApiError)
-def _error_page(error: ApiError) -> Response:
-    page = render_template("pages/error.html", status=error.status, code=error.code,
-                           detail=error.detail)  # fmt: skip
-    return _html(page, error.status)
+answer_errors_with_pages(blueprint)
