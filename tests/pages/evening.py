@@ -23,11 +23,11 @@ from typing import Any
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 from tests.pages.browser import launch
+from tests.pages.tapping import TAPPABLE, tap
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE: ViewportSize = {"width": 390, "height": 844}
 DESK: ViewportSize = {"width": 1280, "height": 800}
-TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
 NAMES = ("Ann", "Bo", "Cy")
 
 #: step name -> called with the page at that step (the README keeps some of them)
@@ -50,31 +50,6 @@ def all_sizes(out: Path) -> Shooter:
             print(f"  ! {name}: {wide} px wide on a phone")
 
     return shoot
-
-
-def tap(page: Page, rng: random.Random) -> bool:
-    """Tap one thing the page offers now (a move or a pick); False if it offers none."""
-    if page.locator("body.sending").count():
-        return False
-    offered = page.locator(TAPPABLE)
-    count = offered.count()
-    if not count:
-        return False
-    element = offered.nth(rng.randrange(count))
-    try:
-        is_move = element.get_attribute("data-action", timeout=1_000) is not None
-        before = page.locator("#table").get_attribute("data-version", timeout=1_000)
-        element.click(timeout=2_000)
-        if is_move:
-            page.wait_for_function(
-                """v => document.querySelector('#table').dataset.version !== v
-                     || !document.querySelector('#act-error').hidden""",
-                arg=before,
-                timeout=15_000,
-            )
-    except Exception:  # the table was swapped under the tap: look again
-        return False
-    return True
 
 
 def play(pages: list[Page], rng: random.Random, minutes: float = 4,
