@@ -17,6 +17,7 @@ from domain.tournament.state import Entry, Tournament
 from service.api.audit import sign_stream_head
 from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
 from service.listings import tournament_settings
+from service.pages.standings import standings_page
 from service.projections import status
 from service.schemas.tournaments import (
     EntryCreateSchema,
@@ -329,7 +330,12 @@ def get_standings_page(tournament_id: str) -> Response:
     """
     head, rows = read_standings(tournament_id)
     signed = sign_stream_head(tournament_id, head.version)
+    shown = standing_rows(rows)
     page = render_template(
-        "standings.html", tournament=head, rows=standing_rows(rows), signed=signed
+        "standings.html",
+        tournament=head,
+        rows=shown,
+        page=standings_page(head, shown),
+        signed=signed,
     )
     return Response(page, mimetype="text/html")

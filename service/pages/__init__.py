@@ -20,14 +20,13 @@ from domain.table import ORGANISER, Viewer
 from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
-from service.pages import games, listing, replay, session, standings, tableview
+from service.pages import games, listing, replay, session, tableview
 from service.pages.answers import answer_errors_with_pages, html
 from service.pages.scenes import seat_names
 from service.tablelog import TableLog
 
 blueprint = Blueprint("pages", __name__)
 # the standings page is rendered by its route in ``service/api/tournaments.py``
-blueprint.add_app_template_global(standings.standings_page, "standings_page")
 
 
 def _load(table_id: str) -> tuple[TableLog, Viewer]:

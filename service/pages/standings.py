@@ -2,9 +2,8 @@
 the tournament's game, how far it has come ("after 2 of 3 rounds"), which columns say
 something for this tournament, and which entries have no result to rank.
 
-The page's route lives with the JSON API (``service/api/tournaments.py``) and passes
-only the projection row and the rows; the template reaches this through the template
-global ``standings_page(tournament, rows)``.
+The page's route lives with the JSON API (``service/api/tournaments.py``): it passes
+``standings_page(tournament, rows)`` to the template as ``page``.
 """
 
 from __future__ import annotations
