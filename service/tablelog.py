@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from domain.audit import Problem
-from domain.events import TableOpened, from_data
+from domain.events import MatchEnded, TableOpened, from_data
 from domain.games import Rules, game
 from domain.replay import event_from_json
 from service.audit import RawRow, chain_faults, head_fault
@@ -57,6 +57,11 @@ class TableLog:
     @property
     def rules(self) -> Rules:
         return game(self.opened.game)
+
+    @property
+    def finished(self) -> bool:
+        """The match has ended: ``MatchEnded`` is the last event a table takes."""
+        return type(self.events[-1]) is MatchEnded
 
     def state_at(self, version: int) -> Any:
         """The state after event ``version`` (1 = just opened)."""

@@ -57,26 +57,23 @@ def _expected() -> int:
 def _answer(table_id: str, viewer: Viewer, token: str | None) -> dict[str, Any]:
     with get_database().reading() as connection:
         log = table_logs().load(connection, table_id)
-    html = tableview.fragment(log, viewer, token)
-    finished = log.rules.view(log.state, None)["status"] == "finished"
-    return {"version": log.version, "finished": finished, "html": html}
+    return {"version": log.version, "finished": log.finished,
+            "html": tableview.fragment(log, viewer, token)}  # fmt: skip
 
 
 @blueprint.get("/tables/<id:table_id>/view/news")
 def news(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """What changed after version ``after``, as the cookie's viewer sees it."""
     after = _after()
-    with get_database().reading() as connection:
-        viewer = session.page_viewer(connection, table_id)
-        log = table_logs().load(connection, table_id)
     headers = {"Cache-Control": "no-store"}
-    if log.version <= after:
-        finished = log.rules.view(log.state, None)["status"] == "finished"
-        return {"version": log.version, "finished": finished, "html": None}, 200, headers
+    with get_database().reading() as connection:
+        log = table_logs().load(connection, table_id)
+        if log.version <= after:  # the page's poll, most of the time: nothing to render
+            return {"version": log.version, "finished": log.finished, "html": None}, 200, headers
+        viewer = session.page_viewer(connection, table_id)
     token = session.cookie_token(table_id) if viewer is not None else None
     html = tableview.fragment(log, viewer, token)
-    finished = log.rules.view(log.state, None)["status"] == "finished"
-    return {"version": log.version, "finished": finished, "html": html}, 200, headers
+    return {"version": log.version, "finished": log.finished, "html": html}, 200, headers
 
 
 @blueprint.post("/tables/<id:table_id>/view/act")
