@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import Connection, Select, and_, func, or_, select
@@ -142,30 +143,50 @@ def list_tables(
     return [table_item(row) for row in rows], following
 
 
-def table_item(row: Any) -> dict[str, Any]:
-    """A table's public summary from its summary row and its ``TableOpened``: the fields
-    of ``GET /tables/{id}``, the seed and salt only once the match ended."""
-    opened = from_data(TableOpened, json.loads(row.opened))
-    finished = row.status == "finished"
-    imported = None
-    if row.signed is not None:
-        imported = {"signed": row.signed, "key_id": row.key_id, "at": row.imported_at}
+def public_table(
+    table_id: str,
+    opened: TableOpened,
+    progress: Mapping[str, Any],
+    version: int,
+    created_at: str,
+) -> dict[str, Any]:
+    """A table as anyone may see it (``GET /tables/{id}`` and the list): ``progress`` holds
+    its ``status``, ``deal``, ``totals`` and ``ranking``; the seed and salt only once the
+    match ended."""
+    finished = progress["status"] == "finished"
     return {
-        "id": row.item_id,
+        "id": table_id,
         "game": opened.game,
         "variant": opened.variant,
-        "status": row.status,
-        "version": row.version,
-        "deal": row.deal,
+        "status": progress["status"],
+        "version": version,
+        "deal": progress["deal"],
         "seats": [{"seat": s, **seat} for s, seat in enumerate(opened.seats)],
-        "totals": json.loads(row.totals),
-        "ranking": None if row.ranking is None else json.loads(row.ranking),
+        "totals": progress["totals"],
+        "ranking": progress["ranking"],
         "target_score": opened.target_score,
         "max_deals": opened.max_deals,
         "seed_commitment": commitment(opened),
         "seed": opened.seed if finished else None,
         "salt": opened.salt if finished else None,
-        "created_at": row.created_at,
+        "created_at": created_at,
+    }
+
+
+def table_item(row: Any) -> dict[str, Any]:
+    """A table's public summary from its summary row and its ``TableOpened``."""
+    progress = {
+        "status": row.status,
+        "deal": row.deal,
+        "totals": json.loads(row.totals),
+        "ranking": None if row.ranking is None else json.loads(row.ranking),
+    }
+    opened = from_data(TableOpened, json.loads(row.opened))
+    imported = None
+    if row.signed is not None:
+        imported = {"signed": row.signed, "key_id": row.key_id, "at": row.imported_at}
+    return {
+        **public_table(row.item_id, opened, progress, row.version, row.created_at),
         "imported": imported,
     }
 

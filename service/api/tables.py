@@ -10,6 +10,7 @@ from service.commands import act, commitment, create_table, table_logs, visible_
 from service.db import get_database
 from service.errors import ApiError
 from service.imports import import_mark
+from service.listings import public_table
 from service.schemas.tables import (
     ActionHeadersSchema,
     ActionResultSchema,
@@ -88,25 +89,10 @@ def _read(table_id: str) -> tuple[TableLog, Any]:
 
 
 def summary(log: TableLog) -> dict[str, Any]:
-    opened, state = log.opened, log.state
-    shown = log.rules.view(state, None)
-    finished = shown["status"] == "finished"
+    shown = log.rules.view(log.state, None)
+    created_at = log.rows[0].recorded_at
     return {
-        "id": log.id,
-        "game": opened.game,
-        "variant": opened.variant,
-        "status": shown["status"],
-        "version": log.version,
-        "deal": shown["deal"],
-        "seats": [{"seat": s, **seat} for s, seat in enumerate(opened.seats)],
-        "totals": shown["totals"],
-        "ranking": shown["ranking"],
-        "target_score": opened.target_score,
-        "max_deals": opened.max_deals,
-        "seed_commitment": commitment(opened),
-        "seed": opened.seed if finished else None,
-        "salt": opened.salt if finished else None,
-        "created_at": log.rows[0].recorded_at,
+        **public_table(log.id, log.opened, shown, log.version, created_at),
         "damaged": damaged_field(log),
     }
 
