@@ -169,8 +169,8 @@ class TableLine:
     tournament: str | None = None
 
 
-def _table_line(log: TableLog) -> TableLine:
-    shown = log.rules.view(log.state, None)
+def _table_line(log: TableLog, shown: Mapping[str, Any]) -> TableLine:
+    """The table at a glance, from its public view ``shown``."""
     names = seat_names(log.opened)
     acting = [] if shown["status"] == "finished" else list(log.rules.to_act(log.state))
     return TableLine(
@@ -359,16 +359,15 @@ def _load_table(table_id: str) -> TableLog:
 
 
 def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
-    log = _load_table(table_id)
-    line = _table_line(log)
+    with get_database().reading() as connection:
+        log = table_logs().load(connection, table_id)
+        seating = seating_of(connection, table_id)
     shown = log.rules.view(log.state, None)
     humans = [s for s, seat in enumerate(log.opened.seats) if not seat.get("bot")]
-    with get_database().reading() as connection:
-        seating = seating_of(connection, table_id)
     return _render(
         "table.html",
         status,
-        table=line,
+        table=_table_line(log, shown),
         opened=log.opened,
         totals=shown["totals"],
         seats=[(s, seat) for s, seat in enumerate(log.opened.seats)],
