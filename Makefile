@@ -12,6 +12,7 @@ HOST ?= 127.0.0.1
 WORKERS ?= 2
 THREADS ?= 4
 JOB_WORKERS ?= 2
+LIVE_WORKERS ?= 2
 PYTEST_ARGS ?=
 
 .PHONY: help install run test fuzz browser bench openapi worker lint clean
@@ -21,7 +22,7 @@ help:
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
-	@echo "make worker   run a Celery worker with its beat (needs REDIS_URL)"
+	@echo "make worker   run the jobs' Celery workers (live tables, simulations) and beat, supervised (for REDIS_URL)"
 	@echo "make openapi  regenerate openapi.yaml"
 	@echo "make lint     ruff check, ruff format --check and the import contracts (lint-imports)"
 	@echo "make clean    remove the virtualenv and caches (keeps var/: database and token)"
@@ -59,7 +60,7 @@ run: install | var
 	fi
 	$(BIN)/alembic upgrade head
 	exec $(BIN)/cardledger serve --host $(HOST) --port $(PORT) --workers $(WORKERS) \
-	  --threads $(THREADS) --job-workers $(JOB_WORKERS)
+	  --threads $(THREADS) --job-workers $(JOB_WORKERS) --live-workers $(LIVE_WORKERS)
 
 test: install browser | var
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -101,11 +102,12 @@ bench: $(VENV)/.installed-bench
 openapi: install
 	$(BIN)/cardledger openapi
 
-# `make run` starts its own worker on a SQLite broker (service/serve.py); this one is for
-# REDIS_URL deployments. -B: with an embedded Celery beat, which sweeps for tables whose bots' task a broker
-# outage lost (every CARDLEDGER_SWEEP_SECONDS; another worker's beat only repeats it).
+# `make run` starts its own workers on a SQLite broker (service/serve.py); this is for
+# REDIS_URL deployments: a worker of the live tables' queue (LIVE_WORKERS processes), one of
+# the simulations' queue (JOB_WORKERS processes) and Celery beat (the bots' sweep, the
+# heartbeats, the reaper), each restarted when it dies (`cardledger workers`).
 worker: install | var
-	exec $(BIN)/celery -A workers.celery_app worker -B --loglevel=info
+	exec $(BIN)/cardledger workers --live-workers $(LIVE_WORKERS) --job-workers $(JOB_WORKERS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -8,9 +8,17 @@ loops racing on one table therefore never both append: the loser either finds it
 (same decision, already recorded) or a newer version, and reloads.
 
 ``after_action`` is the trigger: after an action (or a table's opening) leaves a bot
-to move, it enqueues ``cardledger.autoplay``; in eager mode that runs before the
-response returns. Bot moves themselves never trigger it (the loop is already running).
-A trigger the broker lost is made good by the sweep (``service.sweep``).
+to move, it queues ``cardledger.autoplay`` unless one is already pending for the table
+(``service.autoplays``: at most one pending per table); in eager mode that runs before
+the response returns. Bot moves themselves never trigger it (the loop is already
+running). A trigger the broker lost is made good by the sweep (``service.sweep``).
+
+In a worker, one task plays a table for at most ``SLICE_SECONDS`` and then queues the
+table again behind the other live tables (``autoplays.hand_on``): a table of Monte Carlo
+bots playing a whole match never keeps the live workers from the other tables' bots,
+and no live task runs long. Before every move the loop asks its ``KeepAlive``, which
+stamps the live queue's heartbeat and the job's sign of life and stops the loop once its
+job was cancelled.
 """
 
 from __future__ import annotations
@@ -22,19 +30,25 @@ from collections.abc import Callable
 from typing import Any
 
 from kombu.exceptions import OperationalError as BrokerError
+from sqlalchemy import select
 
 from domain.bots import bot, decision_rng
 from domain.bots.common import current_deal, observe
-from service import jobs
+from service import autoplays, jobs
+from service.autoplays import AUTOPLAY_TASK
 from service.commands import act, table_logs
 from service.db import get_database
 from service.eventstore import VersionConflict
-from service.jobs import DONE, FAILED, RUNNING
+from service.heartbeats import KeepAlive
+from service.models import jobs as job_rows
 from service.tablelog import TableLog, bot_to_move
 
 logger = logging.getLogger(__name__)
 
-AUTOPLAY_TASK = "cardledger.autoplay"
+__all__ = ["AUTOPLAY_TASK", "after_action", "choose", "play_bots", "run_autoplay"]
+
+#: How long one autoplay task plays a table in a worker before queueing it again.
+SLICE_SECONDS = 5.0
 
 
 def choose(log: TableLog, seat: int, name: str) -> dict[str, Any]:
@@ -50,9 +64,10 @@ def play_bots(
     *,
     seconds: float | None = None,
     progress: Callable[[int], None] | None = None,
+    keep_going: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """Play bot moves at ``table_id`` until a person must act or the match ends (or
-    ``seconds`` ran out): what happened, for the job's result."""
+    ``seconds`` ran out, or ``keep_going`` said no): what happened, for the job's result."""
     deadline = time.monotonic() + seconds if seconds is not None else None
     moves = conflicts = 0
     while True:
@@ -67,6 +82,9 @@ def play_bots(
             break
         if deadline is not None and time.monotonic() > deadline:
             stopped = "time_budget"
+            break
+        if keep_going is not None and not keep_going():
+            stopped = "cancelled"
             break
         seat, name = found
         body = choose(log, seat, name)
@@ -98,14 +116,14 @@ def play_bots(
 
 
 def after_action(log: TableLog) -> None:
-    """Enqueue autoplay when ``log`` leaves a bot to move. A broker that is down does
-    not undo the action: it is logged, and once the broker is back the sweep
-    (``service.sweep``, from the ``bot_turns`` projection) enqueues it again."""
+    """Queue autoplay when ``log`` leaves a bot to move and none is pending. A broker that
+    is down does not undo the action: it is logged, and once the broker is back the
+    sweep (``service.sweep``, from the ``bot_turns`` projection) queues it again."""
     if bot_to_move(log) is None:
         return
     eager = jobs.is_eager()
     try:
-        jobs.enqueue(AUTOPLAY_TASK, log.id, None, jobs.EAGER_AUTOPLAY_SECONDS if eager else None)
+        autoplays.trigger(log.id, seconds=jobs.EAGER_AUTOPLAY_SECONDS if eager else None)
     except BrokerError as error:
         logger.warning("table %s: bots not queued, broker down (the sweep resumes them): %s",
                        log.id, error)  # fmt: skip
@@ -118,24 +136,42 @@ def after_action(log: TableLog) -> None:
 
 
 def run_autoplay(table_id: str, job_id: str | None, seconds: float | None) -> dict[str, Any]:
-    """The ``cardledger.autoplay`` task: bot moves until a person must act, the match
-    ends, or (in eager mode) the time budget is spent."""
+    """The ``cardledger.autoplay`` task: bot moves until a person must act or the match
+    ends; in a worker for one ``SLICE_SECONDS`` slice at a time, in eager mode within
+    ``seconds``. Its job, if any, is the one its pending autoplay carried (or named in
+    the message, as older messages do); a job no longer open is left alone."""
+    job_id = autoplays.take(table_id) or job_id
+    base = 0
     if job_id is not None:
-        if jobs.job_state(job_id) in (DONE, FAILED):
+        if not jobs.start(job_id):
             return {}
-        jobs.set_fields(job_id, state=RUNNING)
+        with get_database().reading() as connection:
+            base = connection.scalar(select(job_rows.c.done).where(job_rows.c.id == job_id))
 
     def progress(moves: int) -> None:
         if job_id is not None:
-            jobs.set_fields(job_id, done=moves)
+            jobs.progress(job_id, base + moves)
 
+    eager = seconds is not None
     try:
-        outcome = play_bots(table_id, seconds=seconds, progress=progress)
+        outcome = play_bots(
+            table_id,
+            seconds=seconds if eager else SLICE_SECONDS,
+            progress=progress,
+            keep_going=KeepAlive(jobs.LIVE, job_id),
+        )
     except Exception as error:
         if job_id is not None:
             jobs.fail(job_id, error)
         raise
+    if outcome["stopped"] == "cancelled":
+        return outcome
+    if outcome["stopped"] == "time_budget" and not eager:
+        if autoplays.hand_on(table_id, job_id):
+            return outcome  # the job goes on in the next slice
+        outcome["stopped"] = "handed_on"  # another job waits there and goes on
     if job_id is not None:
-        jobs.set_fields(job_id, state=DONE, done=outcome["moves"], total=outcome["moves"],
-             result=json.dumps(outcome))  # fmt: skip
+        total = base + outcome["moves"]
+        jobs.advance(job_id, jobs.DONE, done=total, total=total,
+                     result=json.dumps({**outcome, "moves": total}))  # fmt: skip
     return outcome

@@ -1,5 +1,5 @@
-"""The `cardledger` command: serve, simulate, and small chores that `make` calls (the Flask
-CLI group for chores on the app's database is ``service.chores``)."""
+"""The `cardledger` command: serve, workers, simulate, and small chores that `make` calls
+(the Flask CLI group for chores on the app's database is ``service.chores``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import click
 
 from service.config import VAR_DIR, ensure_admin_token
 from service.openapi import SPEC_PATH
-from service.serve import serve_command
+from service.serve import serve_command, workers_command
 from service.simulation_cli import simulate
 
 
@@ -22,6 +22,7 @@ def cardledger() -> None:
 
 
 cardledger.add_command(serve_command)
+cardledger.add_command(workers_command)
 cardledger.add_command(simulate)
 
 

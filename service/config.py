@@ -10,9 +10,12 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from service.signing import Signer, parse_trusted_keys, read_signing_key
 from service.varfiles import read_secret
+
+N = TypeVar("N", int, float)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = PROJECT_ROOT / "var"
@@ -22,6 +25,12 @@ BROKER_FILE = "celery-broker.sqlite"
 #: ``sqlite`` in the worker `make run` starts, through a broker in a SQLite file (the
 #: default without ``REDIS_URL``), ``redis`` in `make worker`s through Redis.
 JOB_MODES = ("eager", "sqlite", "redis")
+#: ``POST /simulations`` refuses more matches than this (422 ``too_large``): 10,000
+#: matches take minutes on a club laptop's two simulation processes, which is as much as
+#: one request should commit a shared server to (`cardledger simulate` has no limit).
+DEFAULT_MAX_SIMULATION_MATCHES = 10_000
+#: How often beat stamps itself and sends each queue a heartbeat (``service.heartbeats``).
+DEFAULT_HEARTBEAT_SECONDS = 5.0
 
 
 def default_broker_url(var_dir: Path = VAR_DIR) -> str:
@@ -88,6 +97,12 @@ class Config:
     jobs: str | None = None
     #: The Celery broker; None: the one ``jobs`` implies (``default_broker_url`` for sqlite).
     broker_url: str | None = None
+    #: The most matches ``POST /simulations`` takes (`CARDLEDGER_MAX_SIMULATION_MATCHES`).
+    max_simulation_matches: int = DEFAULT_MAX_SIMULATION_MATCHES
+    #: The jobs' heartbeat period (`CARDLEDGER_HEARTBEAT_SECONDS`): `/health` says a worker
+    #: or the beat is down after three silent periods, and a job silent for four whose
+    #: queue has moved on is resumed (``service.heartbeats``, ``service.reaper``).
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS
 
     def __post_init__(self) -> None:
         jobs = self.jobs or ("redis" if self.redis_url else "sqlite")
@@ -95,6 +110,10 @@ class Config:
             raise ValueError(f"CARDLEDGER_JOBS must be one of {', '.join(JOB_MODES)}, not {jobs!r}")
         if jobs == "redis" and not self.redis_url:
             raise ValueError("CARDLEDGER_JOBS=redis needs REDIS_URL")
+        if self.max_simulation_matches < 1:
+            raise ValueError("CARDLEDGER_MAX_SIMULATION_MATCHES must be at least 1")
+        if not self.heartbeat_seconds > 0:
+            raise ValueError("CARDLEDGER_HEARTBEAT_SECONDS must be more than 0")
         broker = self.broker_url
         if jobs == "redis":
             broker = self.redis_url
@@ -124,7 +143,25 @@ class Config:
             var_dir=var_dir,
             jobs=env.get("CARDLEDGER_JOBS", "").strip().lower() or None,
             broker_url=env.get("CARDLEDGER_BROKER_URL", "").strip() or None,
+            max_simulation_matches=_number(
+                env, "CARDLEDGER_MAX_SIMULATION_MATCHES", int, DEFAULT_MAX_SIMULATION_MATCHES
+            ),
+            heartbeat_seconds=_number(
+                env, "CARDLEDGER_HEARTBEAT_SECONDS", float, DEFAULT_HEARTBEAT_SECONDS
+            ),
         )
+
+
+def _number(env: Mapping[str, str], name: str, kind: type[N], default: N) -> N:
+    """A number from the environment (unset or empty: ``default``); a typo stops the server
+    here, naming the variable."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {text!r}") from None
 
 
 def _checked_signing_key(key: str | None) -> str | None:

@@ -1,23 +1,32 @@
 """Jobs: bot autoplay and simulations, stored in the database and run by Celery.
 
-A job row says what was asked, its state (``queued`` → ``running`` → ``done`` or
-``failed``), its progress and its result, so ``GET /jobs/{id}`` answers from the
-database whatever the result backend (and while Redis is down).
+A job row says what was asked, who asked (``started_by``), its state, its progress and
+its result, so ``GET /jobs/{id}`` answers from the database whatever the result backend
+(and while Redis is down). The row's ``state`` is the truth about a job, on every broker:
+a task reads it before and while it works and stops when the job is no longer running.
+States only move forward (``advance``: one guarded UPDATE), so a job that was cancelled,
+failed or done never comes back::
 
-A simulation is split into fixed chunks of matches (``domain.bots.simulate.CHUNK``),
-one task each, run as a Celery group; each chunk writes its per-match results once
-(``job_chunks``' primary key), under a lock on the job row, and the chunk that completes
-the set merges them in match order. So a chunk redone after a worker died cannot count
-twice, exactly one chunk merges, and the result is the same on any number of workers.
+    queued ──▶ running ──▶ done
+       │          │──────▶ failed     (with a public reason: ``public_error``)
+       └──────────┴──────▶ cancelled  (``DELETE /jobs/{id}``: ``cancel``)
 
-Tasks run in a Celery worker: the one `make run` starts on its SQLite broker, or
-`make worker`s on Redis (``Config.jobs``; ``workers/celery_app.py``), with no time
-budget. Only in eager mode (``CARDLEDGER_JOBS=eager``, what the tests use) do they run
-in the request (Celery's eager mode), within a time budget so a request stays a
-request: autoplay stops after ``EAGER_AUTOPLAY_SECONDS`` (the next action or
-``POST /tables/{id}/autoplay`` goes on), and a simulation runs only if small
-(``EAGER_SIMULATION_MATCHES``, no Monte Carlo seat, done within
-``EAGER_SIMULATION_SECONDS``); a larger one fails at once and says how to run it.
+Where the work is: simulations (``service.simulations``), autoplay (``service.botplay``,
+one pending per table: ``service.autoplays``), the reaper that resumes a job whose worker
+died (``service.reaper``), and the workers' signs of life (``service.heartbeats``).
+
+Two queues (``LIVE``, ``SIMULATIONS``): the bots of tables in play, the sweep, the reaper
+and heartbeats go to ``live``; simulations to ``simulations``, each consumed by workers
+of its own (``workers/celery_app.py``, ``service/serve.py``), so no simulation, however
+large, stands between a live table and its bots.
+
+Tasks run in Celery workers: the ones `make run` starts on its SQLite broker, or
+`make worker`s on Redis (``Config.jobs``), with no time budget. Only in eager mode
+(``CARDLEDGER_JOBS=eager``, what the tests use) do they run in the request (Celery's
+eager mode), within a time budget so a request stays a request: autoplay stops after
+``EAGER_AUTOPLAY_SECONDS`` (the next action or ``POST /tables/{id}/autoplay`` goes on),
+and a simulation runs only if small (``EAGER_SIMULATION_MATCHES``, no Monte Carlo seat,
+done within ``EAGER_SIMULATION_SECONDS``); a larger one fails at once and says how to run it.
 
 Anyone holding a job's id reads its ``error``: a failure is logged in full here and shown
 as a stable sentence (``public_error``), never an exception's text (a broker's address).
@@ -27,7 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 import uuid
 from typing import Any
 
@@ -35,18 +43,17 @@ import redis
 from celery import Celery
 from flask import Flask, current_app
 from kombu.exceptions import OperationalError as BrokerError
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, select, update
 from sqlalchemy.exc import OperationalError as DatabaseError
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.utils import import_string
 
-from domain.bots.simulate import Simulation, Stopped, result, run_chunk
 from service.config import Config
 from service.db import get_database
 from service.errors import ApiError
 from service.eventstore import now
-from service.failures import ApplicationError, NotFound
-from service.models import job_chunks, jobs
+from service.failures import ApplicationError, Conflict, NotFound
+from service.models import jobs
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +72,14 @@ TOO_LARGE = (
 )
 
 AUTOPLAY, SIMULATION = "autoplay", "simulation"
-QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+STATES = (QUEUED, RUNNING, DONE, FAILED, CANCELLED)
+#: The states a job may still leave; the others are final.
+OPEN = (QUEUED, RUNNING)
+#: The queues: tables in play (and the service's own small tasks), and simulations.
+LIVE, SIMULATIONS = "live", "simulations"
+QUEUE_OF = {AUTOPLAY: LIVE, SIMULATION: SIMULATIONS}
+ORGANISER = "organiser"
 
 
 # --- the Celery client of a Flask app -----------------------------------------------------
@@ -86,8 +100,9 @@ def is_eager(app: Flask | None = None) -> bool:
 
 
 def enqueue(task: str, *args: Any) -> None:
-    """Send a task; a broker that cannot take it raises kombu's ``OperationalError``,
-    which the API answers with 503 ``broker_unavailable``."""
+    """Send a task (to the queue its route names); a broker that cannot take it raises
+    kombu's ``OperationalError``, which the API answers with 503 ``broker_unavailable``.
+    Never call it inside a write transaction: in eager mode the task runs right here."""
     celery = celery_for()
     try:
         celery.tasks[task].apply_async(args=args, retry=False)
@@ -99,27 +114,30 @@ def enqueue(task: str, *args: Any) -> None:
 
 
 def create(
-    kind: str, params: dict[str, Any], total: int | None, table_id: str | None = None
+    kind: str,
+    params: dict[str, Any],
+    total: int | None,
+    table_id: str | None = None,
+    *,
+    started_by: str | None = None,
+    connection: Connection | None = None,
 ) -> str:
-    """A new job row, ``queued``; ``total`` None when the work is not known in advance."""
+    """A new job row, ``queued``; ``total`` None when the work is not known in advance.
+    ``started_by``: who may cancel it besides the organiser. ``connection``: create it in
+    the caller's transaction."""
     job_id = uuid.uuid4().hex
     at = now()
-    with get_database().writing() as connection:
-        connection.execute(
-            insert(jobs).values(
-                id=job_id,
-                kind=kind,
-                state=QUEUED,
-                params=json.dumps(params),
-                done=0,
-                total=total if total is not None else -1,
-                result=None,
-                error=None,
-                table_id=table_id,
-                created_at=at,
-                updated_at=at,
-            )
-        )
+    row = {
+        "id": job_id, "kind": kind, "state": QUEUED, "params": json.dumps(params), "done": 0,
+        "total": total if total is not None else -1, "result": None, "error": None,
+        "table_id": table_id, "created_at": at, "updated_at": at, "started_by": started_by,
+        "alive_at": at, "dispatched": 0, "resumed": 0,
+    }  # fmt: skip
+    if connection is not None:
+        connection.execute(jobs.insert().values(**row))
+    else:
+        with get_database().writing() as writing:
+            writing.execute(jobs.insert().values(**row))
     return job_id
 
 
@@ -141,17 +159,76 @@ def view(connection: Connection, job_id: str) -> dict[str, Any]:
     }
 
 
-def set_fields(job_id: str, **values: Any) -> None:
-    with get_database().writing() as connection:
-        connection.execute(
-            update(jobs).where(jobs.c.id == job_id).values(updated_at=now(), **values)
-        )
+def owner(connection: Connection, job_id: str) -> tuple[str | None, str | None]:
+    """The job's table and who started it (``started_by``); 404 for an unknown job."""
+    row = connection.execute(
+        select(jobs.c.table_id, jobs.c.started_by).where(jobs.c.id == job_id)
+    ).first()
+    if row is None:
+        raise NotFound(f"there is no job {job_id}")
+    return row.table_id, row.started_by
 
 
 def job_state(job_id: str) -> str | None:
     with get_database().reading() as connection:
         state: str | None = connection.scalar(select(jobs.c.state).where(jobs.c.id == job_id))
     return state
+
+
+def advance(
+    job_id: str,
+    state: str,
+    *,
+    origin: tuple[str, ...] = OPEN,
+    connection: Connection | None = None,
+    **values: Any,
+) -> bool:
+    """Move the job to ``state`` (with ``values``) if it is in one of ``origin``; whether
+    it moved. The only way a state changes: one UPDATE guarded by the state it leaves, so
+    two workers, or a worker and a cancelling organiser, never both win."""
+    statement = (
+        update(jobs)
+        .where(jobs.c.id == job_id, jobs.c.state.in_(origin))
+        .values(state=state, updated_at=now(), **values)
+    )
+    if connection is not None:
+        return connection.execute(statement).rowcount == 1
+    with get_database().writing() as writing:
+        return writing.execute(statement).rowcount == 1
+
+
+def start(job_id: str) -> bool:
+    """Mark the job running (again, for a task that carries it on); False once it is
+    over (cancelled, failed, done): then do nothing."""
+    return advance(job_id, RUNNING, alive_at=now())
+
+
+def revive(job_id: str) -> bool:
+    """The reaper sent the job's work again: a new sign of life, one more resumption."""
+    statement = (
+        update(jobs)
+        .where(jobs.c.id == job_id, jobs.c.state.in_(OPEN))
+        .values(alive_at=now(), resumed=jobs.c.resumed + 1)
+    )
+    with get_database().writing() as connection:
+        return connection.execute(statement).rowcount == 1
+
+
+def progress(job_id: str, done: int) -> bool:
+    """Record progress while the job runs; False once it no longer does."""
+    return advance(job_id, RUNNING, origin=(RUNNING,), done=done, alive_at=now())
+
+
+def cancel(job_id: str) -> dict[str, Any]:
+    """Cancel a queued or running job: ``cancelled`` from now on, whatever its tasks are
+    doing (they find it out at their next look and stop). Cancelling a cancelled job
+    answers it again; one that is done or failed is a 409 ``job_finished``."""
+    with get_database().writing() as connection:
+        advance(job_id, CANCELLED, connection=connection)
+        job = view(connection, job_id)
+    if job["state"] != CANCELLED:
+        raise Conflict(f"job {job_id} is already {job['state']}", "job_finished")
+    return job
 
 
 #: What a failed job says it was doing, in its public ``error``.
@@ -173,98 +250,20 @@ def public_error(kind: str, error: BaseException, *, queued: bool = True) -> str
     return f"{head}: an internal error was logged"
 
 
-def fail(job_id: str, error: str | BaseException, *, queued: bool = True) -> None:
-    """Mark the job failed (a job already failed keeps its first error). ``error``: a
-    message for the public, or an exception, logged here in full and shown as
-    ``public_error`` says (``queued``: False when it failed to reach the broker)."""
-    with get_database().reading() as connection:
-        row = connection.execute(select(jobs.c.kind, jobs.c.state).where(jobs.c.id == job_id))
-        kind, state = row.first() or (None, None)
+def fail(
+    job_id: str,
+    error: str | BaseException,
+    *,
+    queued: bool = True,
+    connection: Connection | None = None,
+) -> bool:
+    """Mark the job failed, unless it is already over (a failed job keeps its first
+    error, a cancelled one stays cancelled). ``error``: a message for the public, or an
+    exception, logged here in full and shown as ``public_error`` says (``queued``: False
+    when it failed to reach the broker)."""
     if isinstance(error, BaseException):
+        with get_database().reading() as reading:
+            kind = reading.scalar(select(jobs.c.kind).where(jobs.c.id == job_id))
         logger.error("job %s (%s) failed", job_id, kind, exc_info=error)
         error = public_error(str(kind), error, queued=queued)
-    if state != FAILED:
-        set_fields(job_id, state=FAILED, error=error)
-
-
-# --- simulations --------------------------------------------------------------------------------
-
-
-def simulation_of(job_id: str) -> Simulation:
-    with get_database().reading() as connection:
-        params = connection.scalar(select(jobs.c.params).where(jobs.c.id == job_id))
-    if params is None:
-        raise NotFound(f"there is no job {job_id}")
-    return Simulation.of(json.loads(params))
-
-
-def fits_in_request(sim: Simulation) -> bool:
-    """Whether an in-request (eager) simulation may try at all."""
-    return sim.matches <= EAGER_SIMULATION_MATCHES and "montecarlo" not in sim.seats
-
-
-def start_simulation(job_id: str, eager: bool = False) -> int:
-    """The ``cardledger.simulate`` task's first half: mark the job running and say how
-    many chunks to fan out (0 when it is already over)."""
-    state = job_state(job_id)
-    if state in (DONE, FAILED, None):
-        return 0
-    if eager and not fits_in_request(simulation_of(job_id)):
-        fail(job_id, TOO_LARGE)
-        return 0
-    if state == QUEUED:
-        set_fields(job_id, state=RUNNING)
-    return len(simulation_of(job_id).chunks())
-
-
-def run_simulation_chunk(job_id: str, chunk: int, deadline: float | None = None) -> None:
-    """The ``cardledger.simulate_chunk`` task: play the chunk's matches (unless another
-    worker already stored them) and store them; the last chunk merges the job."""
-    if job_state(job_id) in (DONE, FAILED):
-        return
-    with get_database().reading() as connection:
-        stored = connection.scalar(
-            select(func.count()).where(job_chunks.c.job_id == job_id, job_chunks.c.chunk == chunk)
-        )
-    if stored:
-        return
-    sim = simulation_of(job_id)
-    stop = (lambda: time.time() > deadline) if deadline is not None else None
-    try:
-        matches = run_chunk(sim, sim.chunks()[chunk], stop=stop)
-    except Stopped:
-        fail(job_id, TOO_LARGE)
-        return
-    except Exception as error:
-        fail(job_id, error)
-        raise
-    _store_chunk(job_id, chunk, matches, sim)
-
-
-def _store_chunk(job_id: str, chunk: int, matches: list[list[Any]], sim: Simulation) -> None:
-    database = get_database()
-    with database.writing() as connection:
-        state = connection.scalar(
-            select(jobs.c.state).where(jobs.c.id == job_id).with_for_update()
-        )  # one chunk at a time past this line, so exactly one sees the set complete
-        if state in (DONE, FAILED):
-            return
-        exists = connection.scalar(
-            select(func.count()).where(job_chunks.c.job_id == job_id, job_chunks.c.chunk == chunk)
-        )
-        if not exists:
-            connection.execute(
-                insert(job_chunks).values(job_id=job_id, chunk=chunk, result=json.dumps(matches))
-            )
-        rows = connection.execute(
-            select(job_chunks.c.chunk, job_chunks.c.result)
-            .where(job_chunks.c.job_id == job_id)
-            .order_by(job_chunks.c.chunk)
-        ).all()
-        chunks = sim.chunks()
-        done = sum(len(chunks[r.chunk]) for r in rows)
-        values: dict[str, Any] = {"done": done, "updated_at": now()}
-        if len(rows) == len(chunks):
-            merged = [match for r in rows for match in json.loads(r.result)]
-            values |= {"state": DONE, "result": json.dumps(result(sim, merged))}
-        connection.execute(update(jobs).where(jobs.c.id == job_id).values(**values))
+    return advance(job_id, FAILED, error=error, connection=connection)

@@ -170,7 +170,8 @@ jobs = Table(
     metadata,
     Column("id", String(32), primary_key=True),
     Column("kind", String(16), nullable=False),  # autoplay | simulation
-    Column("state", String(16), nullable=False),  # queued | running | done | failed
+    # queued | running | done | failed | cancelled (``service.jobs``: only forward)
+    Column("state", String(16), nullable=False),
     Column("params", Text, nullable=False),  # JSON: what was asked
     Column("done", Integer, nullable=False),
     Column("total", Integer, nullable=False),
@@ -179,6 +180,12 @@ jobs = Table(
     Column("table_id", String(64)),
     Column("created_at", String(32), nullable=False),
     Column("updated_at", String(32), nullable=False),
+    # who may cancel it besides the organiser: "organiser", "seat N", or None (the service)
+    Column("started_by", String(32)),
+    Column("alive_at", String(32)),  # its last sign of life (``service.reaper``)
+    Column("dispatched", Integer, nullable=False, server_default="0"),  # chunks sent
+    Column("resumed", Integer, nullable=False, server_default="0"),  # by the reaper
+    Index("ix_jobs_state", "state"),
 )
 
 job_chunks = Table(
@@ -188,4 +195,74 @@ job_chunks = Table(
     Column("chunk", Integer, nullable=False),
     Column("result", Text, nullable=False),  # JSON: [totals, ranking] per match, in order
     PrimaryKeyConstraint("job_id", "chunk"),
+)
+
+# How often each chunk of a simulation began (``service.simulations``): a chunk whose
+# worker dies every time it plays it fails its job instead of being retried forever.
+job_chunk_starts = Table(
+    "job_chunk_starts",
+    metadata,
+    Column("job_id", String(32), ForeignKey("jobs.id"), nullable=False),
+    Column("chunk", Integer, nullable=False),
+    Column("starts", Integer, nullable=False),
+    PrimaryKeyConstraint("job_id", "chunk"),
+)
+
+# A table's one pending autoplay (``service.autoplays``): queued, not yet taken by a
+# worker; the job it carries, if anyone asked for one.
+pending_autoplays = Table(
+    "pending_autoplays",
+    metadata,
+    Column("table_id", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("job_id", String(32), ForeignKey("jobs.id")),
+    Column("queued_at", String(32), nullable=False),
+)
+
+# The jobs' signs of life (``service.heartbeats``): one row per queue ("live",
+# "simulations") and one for the beat, whatever the number of workers.
+job_heartbeats = Table(
+    "job_heartbeats",
+    metadata,
+    Column("name", String(16), primary_key=True),
+    Column("seen_at", String(32)),  # last sign of life; NULL: known to be down
+    Column("sent_at", String(32)),  # when the beat sent the newest heartbeat a worker ran
+)
+
+# --- the organiser's console (``service/pages/console.py``): sessions, form keys, names ---
+
+# An organiser's browser session (``service.organiser_sessions``): the console link's
+# token is exchanged for a random session id, and the cookie holds only that id. Stored
+# hashed, with its expiry and the hash of the organiser token that opened it (a new token
+# ends every session); logging out deletes the row.
+organiser_sessions = Table(
+    "organiser_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),  # SHA-256 of the cookie's session id
+    Column("token_hash", String(64), nullable=False),  # SHA-256 of the organiser token
+    Column("created_at", String(32), nullable=False),
+    Column("expires_at", String(32), nullable=False),
+    Index("ix_organiser_sessions_expiry", "expires_at"),
+)
+
+# Each console form carries a one-time key (``service.pages.formkeys``): the first post
+# records it with what it answered, so a second post of the same form does nothing and
+# answers the same. ``outcome`` is null while its work is still under way.
+form_keys = Table(
+    "form_keys",
+    metadata,
+    Column("key_hash", String(64), primary_key=True),  # SHA-256 of the form's key
+    Column("form", String(200), nullable=False),  # the path it was posted to
+    Column("outcome", Text),  # JSON: {"redirect": path} | {"shown": what}
+    Column("created_at", String(32), nullable=False),
+    Index("ix_form_keys_created", "created_at"),
+)
+
+# The TR39 skeleton of every registered player's name (``domain.names``, held by
+# ``service.players``), unique: two players whose names look alike cannot both register,
+# however close together they ask.
+player_skeletons = Table(
+    "player_skeletons",
+    metadata,
+    Column("skeleton", String(64), primary_key=True),  # SHA-256 of the skeleton
+    Column("player_id", String(64), ForeignKey("streams.id"), nullable=False),
 )

@@ -1,12 +1,12 @@
-"""The Celery app (`celery -A workers.celery_app worker`, which `make worker` runs, and
-`make run` too in the embedded default).
+"""The Celery app (`celery -A workers.celery_app worker|beat`, which `make run`'s
+`cardledger serve` and `make worker`'s `cardledger workers` start and supervise).
 
 Where jobs run (``Config.jobs``, from `CARDLEDGER_JOBS` and `REDIS_URL`):
 
 - ``sqlite``, the default without `REDIS_URL`: the broker is kombu's SQLAlchemy transport
   on a SQLite file (`var/celery-broker.sqlite`, or `CARDLEDGER_BROKER_URL`), which needs
-  no server; `make run` (`cardledger serve`) starts one worker with its beat beside
-  gunicorn and stops it with the server. No result backend: jobs live in our database.
+  no server, in ``workers.broker``'s variant that deletes what it delivered (so the file
+  does not grow with finished jobs). No result backend: jobs live in our database.
 - ``redis``: Redis is both broker and result backend, and a task survives a worker crash
   (acks late + reject on worker lost: the message stays in Redis until the task
   finished, and is delivered again if the worker died), which the idempotent command
@@ -15,36 +15,70 @@ Where jobs run (``Config.jobs``, from `CARDLEDGER_JOBS` and `REDIS_URL`):
   process that enqueues them, inside the request, within the ``EAGER_*`` budgets of
   ``service.jobs``. `make run` never chooses it by itself.
 
-Two optional settings, from the environment:
+Two queues (``service.jobs``): ``live`` (the bots of tables in play, the sweep, the
+reaper, heartbeats, and any task not routed elsewhere) and ``simulations`` (a
+simulation's start and its chunks). `cardledger serve` and `cardledger workers` run one
+worker per queue (``-Q live``, ``-Q simulations``), so a simulation can never occupy a
+process the live tables need; a worker started without ``-Q`` takes both. Each worker
+takes one task per process at a time (prefetch 1, ``-O fair``): none hoards the other
+queue's tasks or sits on tasks its busy processes cannot start.
+
+The beat (``workers.beat.Beat``, its own process under the supervisor, or ``-B``) sends:
+
+- the bots' sweep, `cardledger.resume_bots`, every `CARDLEDGER_SWEEP_SECONDS` (default
+  15), for tables whose bots' task was lost (``service.sweep``); a worker of the live
+  queue also runs it once when ready. `CARDLEDGER_SWEEP_IDLE_SECONDS` (default 5): how
+  long such a table must have had no event, so a table whose bots are moving right now
+  is left to them;
+- a heartbeat to each queue every `CARDLEDGER_HEARTBEAT_SECONDS` (default 5;
+  ``service.heartbeats``), and the reaper every two periods (``service.reaper``).
+
+Two more settings, from the environment:
 
 - `CARDLEDGER_BROKER_PREFIX`: a prefix for every key Celery keeps in Redis, so several
   deployments (or test runs) can share one Redis without taking each other's tasks.
 - `CARDLEDGER_VISIBILITY_TIMEOUT` (seconds, default 3600): how long a task taken by a
-  worker that then vanished (killed, machine lost) waits before another worker gets it.
-  Keep it above the longest task (a simulation chunk takes seconds, autoplay minutes).
-- `CARDLEDGER_SWEEP_SECONDS` (default 15): how often Celery beat (`make worker` embeds
-  it: `worker -B`) runs `cardledger.resume_bots`, which re-queues the bots of tables whose
-  task a broker outage lost (`service/sweep.py`); every worker also runs it once when ready.
-  `CARDLEDGER_SWEEP_IDLE_SECONDS` (default 5): how long such a table must have had no
-  event, so a table whose bots are moving right now is left to them.
+  worker that then vanished (killed, machine lost) waits in Redis before another worker
+  gets it. The reaper resumes such a job long before; keep it above the longest task (a
+  chunk or an autoplay slice takes seconds).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from celery import Celery
+from celery.beat import BeatLazyFunc
+from kombu import Exchange, Queue
 
-from service.config import Config
+from service.config import DEFAULT_HEARTBEAT_SECONDS, Config
+from service.eventstore import now
+from service.heartbeats import DOWN_PERIODS, HEARTBEAT_TASK
+from service.jobs import LIVE, SIMULATIONS
+from service.reaper import REAP_TASK
+from service.simulations import CHUNK_TASK, START_TASK
 from service.sweep import IDLE_SECONDS, RESUME_TASK
+from workers.broker import TRANSPORT, database_url
 
 DEFAULT_VISIBILITY_TIMEOUT = 3600
 BROKER_CONNECT_TIMEOUT = 2.0
 DEFAULT_SWEEP_SECONDS = 15.0
 SWEEP_ENTRY = "resume-bots"
+REAP_ENTRY = "reap-jobs"
+QUEUES = (LIVE, SIMULATIONS)
+#: How often a worker looks at an empty queue of the SQLite broker (Redis needs no polls).
+SQLITE_POLLING_SECONDS = 0.2
+#: Tasks whose every run would fill the workers' and the beat's logs (they log themselves
+#: when they find something to do).
+QUIET_TASKS = (HEARTBEAT_TASK, REAP_TASK)
+
+
+def heartbeat_entry(queue: str) -> str:
+    return f"heartbeat-{queue}"
 
 
 def transport_options(env: Mapping[str, str]) -> dict[str, Any]:
@@ -63,8 +97,8 @@ def transport_options(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def sweep_schedule(env: Mapping[str, str]) -> dict[str, Any]:
-    """Celery beat's schedule: the bots' sweep (see the module docstring). A sweep left
-    in the queue past the next one expires: sweeps never pile up behind long tasks."""
+    """Celery beat's sweep entry (see the module docstring). A sweep left in the queue
+    past the next one expires: sweeps never pile up behind long tasks."""
     interval = float(env.get("CARDLEDGER_SWEEP_SECONDS", "") or DEFAULT_SWEEP_SECONDS)
     idle = float(env.get("CARDLEDGER_SWEEP_IDLE_SECONDS", "") or IDLE_SECONDS)
     if interval <= 0 or idle < 0:
@@ -79,17 +113,63 @@ def sweep_schedule(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+def beat_schedule(env: Mapping[str, str], period: float) -> dict[str, Any]:
+    """Everything beat sends: the sweep; every ``period``, a heartbeat to each queue with
+    the moment it was sent (evaluated as beat sends it); the reaper every two periods.
+    A heartbeat nobody took within the periods that would call its queue down expires."""
+    schedule = sweep_schedule(env)
+    for queue in QUEUES:
+        schedule[heartbeat_entry(queue)] = {
+            "task": HEARTBEAT_TASK,
+            "schedule": period,
+            "args": (queue,),
+            "kwargs": {"sent_at": BeatLazyFunc(now)},
+            "options": {"queue": queue, "expires": DOWN_PERIODS * period},
+        }
+    schedule[REAP_ENTRY] = {
+        "task": REAP_TASK,
+        "schedule": 2 * period,
+        "options": {"expires": 2 * period},
+    }
+    return schedule
+
+
 def sqlite_transport_options() -> dict[str, Any]:
-    """kombu's SQLAlchemy transport passes these to ``create_engine``: no pooled
-    connection outlives a fork (the prefork pool's children publish chunks too), and a
-    writer waits for SQLite's lock rather than failing at once. kombu's models use a
-    loader SQLAlchemy 2.1 deprecates: its warning says nothing we can act on."""
+    """The SQLite broker's transport options. kombu's SQLAlchemy transport passes all but
+    its own to ``create_engine``: no pooled connection outlives a fork (the prefork pool's
+    children publish chunks too), and a writer waits for SQLite's lock rather than failing
+    at once. An empty queue is looked at five times a second, so a live table's task is
+    taken at once. kombu's models use a loader SQLAlchemy 2.1 deprecates: its warning says
+    nothing we can act on."""
     from sqlalchemy.exc import SADeprecationWarning
     from sqlalchemy.pool import NullPool
 
     warnings.filterwarnings("ignore", r"The ``noload`` loader strategy", SADeprecationWarning)
 
-    return {"poolclass": NullPool, "connect_args": {"timeout": 30}}
+    return {
+        "poolclass": NullPool,
+        "connect_args": {"timeout": 30},
+        "polling_interval": SQLITE_POLLING_SECONDS,
+    }
+
+
+class QuietTasks(logging.Filter):
+    """Drops the received/succeeded/sent lines of ``QUIET_TASKS``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(task in message for task in QUIET_TASKS)
+
+
+for _name in ("celery.worker.strategy", "celery.app.trace", "celery.beat"):
+    logging.getLogger(_name).addFilter(QuietTasks())
+
+
+def heartbeat_period(where: Config | str | None, env: Mapping[str, str]) -> float:
+    if isinstance(where, Config):
+        return float(where.heartbeat_seconds)
+    text = env.get("CARDLEDGER_HEARTBEAT_SECONDS", "").strip()
+    return float(text) if text else DEFAULT_HEARTBEAT_SECONDS
 
 
 def make_celery(
@@ -112,10 +192,18 @@ def make_celery(
         accept_content=["json"],
         task_acks_late=True,
         task_reject_on_worker_lost=True,
-        worker_prefetch_multiplier=1,  # with acks late, a crashed worker strands at most one task
+        # one task per process at a time: a crashed worker strands at most that many, and
+        # no worker holds tasks its busy processes cannot start (another could)
+        worker_prefetch_multiplier=1,
         task_track_started=True,
         broker_connection_retry_on_startup=True,
+        task_queues=[Queue(name, Exchange(name), routing_key=name) for name in QUEUES],
+        task_default_queue=LIVE,
+        task_routes={START_TASK: {"queue": SIMULATIONS}, CHUNK_TASK: {"queue": SIMULATIONS}},
     )
+    schedule = {}
+    if mode != "eager":
+        schedule = beat_schedule(env, heartbeat_period(where, env))
     if redis_url:
         options = transport_options(env)
         if publisher:
@@ -129,21 +217,20 @@ def make_celery(
             },
             broker_connection_timeout=BROKER_CONNECT_TIMEOUT,
             redis_socket_connect_timeout=BROKER_CONNECT_TIMEOUT,
-            beat_schedule=sweep_schedule(env),
-            beat_scheduler="celery.beat:Scheduler",  # in memory: no schedule file to keep
+            beat_schedule=schedule,
+            beat_scheduler="workers.beat:Beat",
         )
     elif mode == "sqlite":
+        assert broker_url is not None
         celery.conf.update(
-            broker_url=broker_url,
+            broker_url=database_url(broker_url) or broker_url,
+            broker_transport=TRANSPORT if database_url(broker_url) else None,
             broker_transport_options=sqlite_transport_options(),
             result_backend=None,
             task_ignore_result=True,
-            # The transport polls, and sleeps a second whenever the worker's prefetch is
-            # full: a deeper prefetch keeps the pool busy through a simulation's chunks.
-            worker_prefetch_multiplier=8,
             task_track_started=False,
-            beat_schedule=sweep_schedule(env),
-            beat_scheduler="celery.beat:Scheduler",
+            beat_schedule=schedule,
+            beat_scheduler="workers.beat:Beat",
         )
     else:
         celery.conf.update(

@@ -1,13 +1,16 @@
-"""Celery tasks: thin shells around ``service.jobs``, run inside a Flask app context.
+"""Celery tasks: thin shells around the service, run inside a Flask app context.
 
 `shared_task` binds each task to whichever app runs it (tests build their own). In a
 worker the Flask app is built once per process from the environment (`DATABASE_URL`,
 `REDIS_URL`, `CARDLEDGER_JOBS`, `CARDLEDGER_BROKER_URL`: the same as the server's); in
 eager mode a task runs inside the request, in the request's app.
 
-Every task is idempotent, as `acks_late` redelivers a task whose worker died: autoplay
-submits each bot move at an expected version with an idempotency key, and a simulation
-chunk is stored once (its row's primary key) and skipped when already there.
+Every task is idempotent, as `acks_late` redelivers a task whose worker died and the
+reaper sends again what a dead worker held: autoplay submits each bot move at an
+expected version with an idempotency key, a simulation starts once (``queued`` →
+``running``), and a chunk is stored once (its row's primary key) and skipped when
+already there. Routes (``workers.celery_app``): simulations to ``simulations``, the rest
+to ``live``.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import logging
 import time
 from typing import Any
 
-from celery import Celery, Task, group, shared_task
+from celery import Celery, shared_task
 from celery.signals import worker_ready
 from flask import Flask, current_app, has_app_context
 from kombu.exceptions import OperationalError as BrokerError
 
-from service import botplay, jobs, sweep
+from service import botplay, heartbeats, jobs, reaper, simulations, sweep
 from service.config import Config
-from workers.celery_app import SWEEP_ENTRY, make_celery
+from service.jobs import LIVE
+from workers.celery_app import QUEUES, SWEEP_ENTRY, make_celery
 
 logger = logging.getLogger(__name__)
 
@@ -69,38 +73,57 @@ def resume_bots(idle: float = sweep.IDLE_SECONDS) -> list[str]:
         return sweep.resume_bots(idle)
 
 
+@shared_task(name=heartbeats.HEARTBEAT_TASK, ignore_result=True)
+def heartbeat(queue: str, sent_at: str | None = None) -> None:
+    """A worker of ``queue`` is alive, and has taken everything sent before ``sent_at``."""
+    with flask_app().app_context():
+        heartbeats.record(queue, sent_at)
+
+
+@shared_task(name=reaper.REAP_TASK, ignore_result=True)
+def reap_jobs() -> list[str]:
+    """Resume (or fail) the jobs whose worker died (``service.reaper``)."""
+    with flask_app().app_context():
+        return reaper.reap()
+
+
 @worker_ready.connect
-def sweep_when_ready(sender: Any, **_: Any) -> None:
-    """A worker that starts sweeps at once (with beat's arguments), not an interval
-    later: after an outage the tables a lost task left waiting go on first thing."""
+def when_ready(sender: Any, **_: Any) -> None:
+    """A worker that starts says so at once (a heartbeat on each queue it takes, so
+    `/health` need not wait for the beat's next one) and, if it takes the live queue,
+    sweeps at once (with beat's arguments), not an interval later: after an outage the
+    tables a lost task left waiting go on first thing."""
     app = sender.app
-    entry = app.conf.beat_schedule.get(SWEEP_ENTRY)
-    if app.conf.task_always_eager or entry is None:
+    if app.conf.task_always_eager:
         return
+    consumed = set(app.amqp.queues.consume_from or QUEUES) & set(QUEUES)
     try:
-        app.send_task(entry["task"], args=entry["args"], **entry["options"])
-    except BrokerError as error:  # beat's next sweep goes on
-        logger.warning("the start-up sweep could not be queued: %s", error)
+        for queue in sorted(consumed):
+            app.send_task(heartbeats.HEARTBEAT_TASK, args=(queue,), queue=queue)
+        entry = app.conf.beat_schedule.get(SWEEP_ENTRY)
+        if LIVE in consumed and entry is not None:
+            app.send_task(entry["task"], args=entry["args"], **entry["options"])
+    except BrokerError as error:  # beat's next heartbeat and sweep go on
+        logger.warning("the start-up heartbeat or sweep could not be queued: %s", error)
 
 
-@shared_task(name="cardledger.simulate", bind=True, ignore_result=True)
-def simulate(self: Task, job_id: str, seconds: float | None = None) -> None:
-    """Fan a simulation out: one ``simulate_chunk`` per chunk, as a group. A redelivered
-    ``simulate`` fans out again; chunks already stored return at once."""
-    with flask_app().app_context():
-        chunks = jobs.start_simulation(job_id, eager=seconds is not None)
-    if not chunks:
-        return
+@shared_task(name=simulations.START_TASK, ignore_result=True)
+def simulate(job_id: str, seconds: float | None = None) -> None:
+    """Start a simulation: mark it running and send its first chunks (a redelivered
+    ``simulate`` finds it running and sends nothing)."""
     deadline = time.time() + seconds if seconds is not None else None
-    parts = [
-        self.app.signature("cardledger.simulate_chunk", args=(job_id, i, deadline))
-        for i in range(chunks)
-    ]
-    group(parts, app=self.app).apply_async()
-
-
-@shared_task(name="cardledger.simulate_chunk", ignore_result=True)
-def simulate_chunk(job_id: str, chunk: int, deadline: float | None = None) -> None:
-    """Play one chunk of a simulation's matches and store them (once)."""
     with flask_app().app_context():
-        jobs.run_simulation_chunk(job_id, chunk, deadline)
+        try:
+            first = simulations.start(job_id, eager=seconds is not None)
+        except Exception as error:
+            jobs.fail(job_id, error)
+            raise
+        simulations.send(job_id, first, deadline)
+
+
+@shared_task(name=simulations.CHUNK_TASK, ignore_result=True)
+def simulate_chunk(job_id: str, chunk: int, deadline: float | None = None) -> None:
+    """Play one chunk of a simulation's matches, store them (once), send the next."""
+    with flask_app().app_context():
+        following = simulations.run_simulation_chunk(job_id, chunk, deadline)
+        simulations.send(job_id, following, deadline)

@@ -1,4 +1,11 @@
-"""`GET /health`: for load balancers and people, needs no token."""
+"""`GET /health`: for load balancers and people, needs no token.
+
+``ok`` (and 200) while the database answers, whatever the jobs: reads and actions need
+nothing else. Beside it: the broker (does it answer), and the jobs: where they run
+(``sqlite``, ``redis``, ``eager``), or ``down`` while a worker of either queue or the beat
+is not running, with ``workers`` saying which (``service.heartbeats``: not heard from for
+three heartbeat periods, or seen exiting by `cardledger serve`).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from flask import current_app
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from service import heartbeats
 from service.api.base import NO_TOKEN, Blueprint
 from service.config import Config
 from service.db import get_database
@@ -64,22 +72,42 @@ def broker_status(redis_url: str | None) -> str:
     return "ok"
 
 
+def workers_status(config: Config) -> dict[str, str]:
+    """Each job part, ``ok`` or ``down``; all ``down`` when the database cannot say."""
+    try:
+        with get_database().reading() as connection:
+            return heartbeats.status(connection, config.heartbeat_seconds)
+    except SQLAlchemyError as error:
+        logger.warning("health: job heartbeats unreadable: %s", error)
+        return dict.fromkeys(heartbeats.PARTS, "down")
+
+
 @blp.get("/health", operation_id="getHealth", security=NO_TOKEN)
 @blp.response(
-    200, HealthSchema, description="The service answers; `broker` says whether jobs can be queued."
+    200,
+    HealthSchema,
+    description="The service answers; `broker` says whether jobs can be queued, `jobs` "
+    "whether they run.",
 )
 @blp.alt_response(503, schema=HealthSchema, description="The database is down.")
 def health() -> tuple[dict[str, object], int]:
     """Service health
 
-    Without the database nothing works (503); a broker that is down is reported, but every
-    route that does not queue work still answers.
+    Without the database nothing works (503); a broker that is down, or a job worker or
+    beat that is not running, is reported, but every route that does not queue work still
+    answers.
     """
     config: Config = current_app.config["CARDLEDGER"]
     if config.jobs == "sqlite":
         broker = sqlite_broker_status(str(config.broker_url))
     else:
         broker = broker_status(config.redis_url if config.jobs == "redis" else None)
-    report = {"database": database_status(), "broker": broker, "jobs": config.jobs}
+    report: dict[str, object] = {"database": database_status(), "broker": broker,
+                                 "jobs": config.jobs}  # fmt: skip
+    if config.jobs != "eager":
+        workers = workers_status(config)
+        if "down" in workers.values():
+            report["jobs"] = "down"
+        report["workers"] = workers
     ok = report["database"] == "ok"
     return {"ok": ok, **report}, 200 if ok else 503

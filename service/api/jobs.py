@@ -1,22 +1,30 @@
-"""Bots and jobs (``api.md``): autoplay on request, simulations, job status.
+"""Bots and jobs (``api.md``): autoplay on request, simulations, job status, cancelling.
 
-The routes only create the job row and enqueue its task; the work runs in a Celery
-worker (or, in eager mode, ``CARDLEDGER_JOBS=eager``, in the request). A broker that
-cannot take the task is answered with 503 ``broker_unavailable`` (``service/errors.py``);
-``GET /jobs/{id}`` reads the database only, so it answers whatever the broker's state.
+The routes only write rows and enqueue tasks; the work runs in a Celery worker (or, in
+eager mode, ``CARDLEDGER_JOBS=eager``, in the request). A broker that cannot take the
+task is answered with 503 ``broker_unavailable`` (``service/errors.py``); ``GET
+/jobs/{id}`` reads the database only, so it answers whatever the broker's state.
+
+Who may cancel a job (``DELETE /jobs/{id}``): the organiser, or whoever started it, as
+``jobs.started_by`` recorded it: a seat that asked its table's bots to play (with any
+token of that seat, as a seat's token may be replaced). Simulations are the organiser's
+only; an autoplay the service queued by itself, or one recorded before jobs had owners,
+only the organiser may cancel.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from flask import current_app
 from kombu.exceptions import OperationalError as BrokerError
 
 from domain.bots.simulate import Simulation
-from service import jobs
+from service import autoplays, jobs
 from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
-from service.auth import viewer_of
+from service.auth import ORGANISER, bearer, is_organiser, viewer_of, viewer_of_token
 from service.commands import table_logs
+from service.config import Config
 from service.db import get_database
 from service.errors import ApiError
 from service.schemas.jobs import JobCreatedSchema, JobSchema, SimulationCreateSchema
@@ -43,13 +51,17 @@ def _start(job_id: str, task: str, *args: Any) -> None:
 
 @blp.post("/tables/<id:table_id>/autoplay", operation_id="autoplay")
 @blp.response(
-    202, JobCreatedSchema, description="The job playing the bots; poll `GET /jobs/{job}`."
+    202,
+    JobCreatedSchema,
+    description="The job playing the bots (the pending one, if the table has one); "
+    "poll `GET /jobs/{job}`.",
 )
 @blp.problems(401, 404, 409, 503)
 def autoplay(table_id: str) -> tuple[dict[str, Any], int]:
     """Play the bots now
 
-    Let the bots of a table move until a person must act or the match ends.
+    Let the bots of a table move until a person must act or the match ends. A table has
+    at most one pending autoplay: while one waits to run, this answers its job.
     """
     with get_database().reading() as connection:
         viewer = viewer_of(connection, table_id)
@@ -58,10 +70,9 @@ def autoplay(table_id: str) -> tuple[dict[str, Any], int]:
         log = table_logs().load(connection, table_id)  # 404 for an unknown table
     if log.damage is not None:  # its bots' moves would be refused one by one
         raise damaged(table_id, log.damage)
-    job_id = jobs.create(jobs.AUTOPLAY, {"table": table_id}, None, table_id)
+    started_by = ORGANISER if viewer == ORGANISER else f"seat {viewer}"
     seconds = jobs.EAGER_AUTOPLAY_SECONDS if jobs.is_eager() else None
-    _start(job_id, "cardledger.autoplay", table_id, job_id, seconds)
-    return {"job": job_id}, 202
+    return {"job": autoplays.request(table_id, started_by, seconds=seconds)}, 202
 
 
 @blp.post("/simulations", operation_id="createSimulation")
@@ -72,11 +83,22 @@ def autoplay(table_id: str) -> tuple[dict[str, Any], int]:
 def simulate(spec: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """Simulate bot matches (organiser)
 
-    Win rates with 95% intervals.
+    Win rates with 95% intervals. At most `CARDLEDGER_MAX_SIMULATION_MATCHES` matches
+    (10,000 unless configured), else 422 `too_large`.
     """
+    config: Config = current_app.config["CARDLEDGER"]
+    limit = config.max_simulation_matches
+    if spec["matches"] > limit:
+        raise ApiError(
+            422,
+            "too_large",
+            f"a simulation here plays at most {limit} matches, not {spec['matches']} "
+            "(CARDLEDGER_MAX_SIMULATION_MATCHES); `cardledger simulate` has no limit",
+            extra={"limit": limit},
+        )
     sim = Simulation.of(spec)
     sim.check()  # unknown bot, seats the game refuses, bad rules: 422 before any job
-    job_id = jobs.create(jobs.SIMULATION, sim.spec(), sim.matches)
+    job_id = jobs.create(jobs.SIMULATION, sim.spec(), sim.matches, started_by=ORGANISER)
     seconds = jobs.EAGER_SIMULATION_SECONDS if jobs.is_eager() else None
     _start(job_id, "cardledger.simulate", job_id, seconds)
     return {"job": job_id}, 202
@@ -95,3 +117,30 @@ def get_job(job_id: str) -> tuple[dict[str, Any], int]:
     with get_database().reading() as connection:
         job = jobs.view(connection, job_id)
     return job, 200
+
+
+@blp.delete("/jobs/<id:job_id>", operation_id="cancelJob")
+@blp.response(200, JobSchema, description="The job, `cancelled`.")
+@blp.problems(401, 403, 404, 409)
+def cancel_job(job_id: str) -> tuple[dict[str, Any], int]:
+    """Cancel a job
+
+    Cancel a queued or running job (the organiser, or whoever started it): its tasks
+    stop at their next look, within about a second, and it stays `cancelled`. A job
+    already cancelled is answered again; one already `done` or `failed` is a 409
+    `job_finished`.
+    """
+    token = bearer()
+    if token is None:
+        raise ApiError(401, "unauthorized", "cancelling a job needs a token")
+    if not is_organiser(token):
+        with get_database().reading() as connection:
+            table_id, started_by = jobs.owner(connection, job_id)  # 404 for an unknown job
+            viewer = (
+                viewer_of_token(connection, table_id, token)  # 401: not a token of its table
+                if table_id is not None and (started_by or "").startswith("seat ")
+                else None
+            )
+        if viewer is None or started_by != f"seat {viewer}":
+            raise ApiError(403, "forbidden", "only the organiser or whoever started it may")
+    return jobs.cancel(job_id), 200

@@ -61,10 +61,20 @@ class HealthSchema(Schema):
     )
     jobs = fields.String(
         required=True,
-        validate=validate.OneOf(["sqlite", "redis", "eager"]),
+        validate=validate.OneOf(["sqlite", "redis", "eager", "down"]),
         metadata={
-            "description": "Where jobs run: `sqlite`, the worker `make run` starts on a "
-            "SQLite broker; `redis`, workers on Redis; `eager`, inside the request."
+            "description": "Where jobs run: `sqlite`, the workers `make run` starts on a "
+            "SQLite broker; `redis`, workers on Redis; `eager`, inside the request. "
+            "`down` while a job worker or its beat is not running (`workers` says which)."
+        },
+    )
+    workers = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["live", "simulations", "beat"])),
+        values=fields.String(validate=validate.OneOf(["ok", "down"])),
+        metadata={
+            "description": "Without `eager`: the worker of each queue (`live`: tables in "
+            "play; `simulations`) and the beat, `ok` or `down` (not heard from for three "
+            "heartbeat periods, `CARDLEDGER_HEARTBEAT_SECONDS`)."
         },
     )
 

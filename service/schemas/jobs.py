@@ -7,8 +7,8 @@ from marshmallow import RAISE, Schema, fields, validate
 from domain.bots import BOT_NAMES
 from service.schemas.tables import GAMES, SeedField, rules_field
 
-#: Bounds that keep one simulation a reasonable job.
-MAX_MATCHES = 100_000
+#: Bounds that keep one simulation a reasonable job (its number of matches is bounded by
+#: the server's configuration: ``Config.max_simulation_matches``, 422 ``too_large``).
 MAX_TARGET = 1_000
 MAX_DEALS = 100
 
@@ -27,7 +27,14 @@ class SimulationCreateSchema(Schema):
         validate=validate.Length(min=2, max=8),
         metadata={"description": "The bot of each seat, by name."},
     )
-    matches = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_MATCHES))
+    matches = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1),
+        metadata={
+            "description": "At most the server's `CARDLEDGER_MAX_SIMULATION_MATCHES` "
+            "(10000 unless configured), else 422 `too_large`."
+        },
+    )
     seed = SeedField(
         required=True,
         metadata={"description": "Match i is seeded from this and i."},
@@ -61,7 +68,9 @@ class JobSchema(Schema):
     id = fields.String(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(["autoplay", "simulation"]))
     state = fields.String(
-        required=True, validate=validate.OneOf(["queued", "running", "done", "failed"])
+        required=True,
+        validate=validate.OneOf(["queued", "running", "done", "failed", "cancelled"]),
+        metadata={"description": "`cancelled`: by `DELETE /jobs/{job}`; it stays so."},
     )
     progress = fields.Nested(ProgressSchema, required=True)
     result = fields.Dict(required=True, allow_none=True)

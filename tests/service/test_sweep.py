@@ -19,14 +19,16 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
-from service import botplay, sweep
+from service import autoplays, botplay, sweep
 from service.commands import create_table
 from service.db import alembic_config, get_database
 from service.eventstore import now
-from service.models import bot_turns
+from service.heartbeats import ago
+from service.models import bot_turns, pending_autoplays
 from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.service.queued import tasks
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 FAR_FUTURE = sweep.stamp(datetime.now(UTC) + timedelta(days=1))
@@ -157,21 +159,31 @@ def test_stamps_sort_like_the_event_store_s() -> None:
     assert sweep.stamp(datetime.now(UTC) - timedelta(seconds=1)) < now()
 
 
-def test_on_the_sqlite_broker_the_sweep_queues_without_a_claim(
+def test_a_table_whose_autoplay_is_pending_is_not_queued_again(
     sqlite_url: str, tmp_path: Path
 ) -> None:
-    """`make run`'s default has no Redis to claim a table in: every sweep queues each idle
-    table (no worker runs here), and autoplay's idempotency makes a repeat harmless."""
+    """`make run`'s default broker, no worker: the table's opening queued its bots, and
+    the sweep finds that autoplay pending and sends nothing, sweep after sweep, until it
+    has waited ``LOST_SECONDS`` (its task lost): then once more. The same rule holds on
+    Redis: the pending autoplay is a database row (``service.autoplays``)."""
     broker = tmp_path / "broker.sqlite"
     app = make_test_app(sqlite_url, jobs="sqlite", broker_url=f"sqla+sqlite:///{broker}")
     try:
         created = open_table(app.test_client(), [{"bot": "random"}, {"name": "Bo"},
                                                  {"name": "Cy"}])  # fmt: skip
         with app.app_context():
+            assert sweep.resume_bots(idle=0) == []
+            assert sweep.resume_bots(idle=0) == []
+        assert tasks(broker, "cardledger.autoplay") == [[created["id"], None, None]]
+        with get_database(app).writing() as connection:
+            lost = ago(autoplays.LOST_SECONDS + 1)
+            connection.execute(update(pending_autoplays).values(queued_at=lost))
+        with app.app_context():
             assert sweep.resume_bots(idle=0) == [created["id"]]
-            assert sweep.resume_bots(idle=0) == [created["id"]]
-        with sqlite3.connect(broker) as db:  # the opening's task and the two sweeps'
-            assert db.execute("SELECT count(*) FROM kombu_message").fetchone() == (3,)
+            assert sweep.resume_bots(idle=0) == []
+        assert len(tasks(broker, "cardledger.autoplay")) == 2
+        with sqlite3.connect(broker) as db:  # nothing else in the broker
+            assert db.execute("SELECT count(*) FROM kombu_message").fetchone() == (2,)
         assert app.test_client().get(f"/tables/{created['id']}").json["version"] == 1
     finally:
         get_database(app).engine.dispose()

@@ -1,12 +1,23 @@
-"""Celery beat runs the bots' sweep on the broker's schedule; eager mode has none."""
+"""Celery beat runs the bots' sweep, the heartbeats and the reaper on the broker's
+schedule; eager mode has none."""
 
 from __future__ import annotations
 
 import pytest
+from celery.beat import BeatLazyFunc
 
 import workers.tasks  # noqa: F401  (registers the shared tasks with every app)
+from service.eventstore import now
+from service.heartbeats import HEARTBEAT_TASK
+from service.reaper import REAP_TASK
 from service.sweep import IDLE_SECONDS, RESUME_TASK
-from workers.celery_app import DEFAULT_SWEEP_SECONDS, SWEEP_ENTRY, make_celery
+from workers.celery_app import (
+    DEFAULT_SWEEP_SECONDS,
+    REAP_ENTRY,
+    SWEEP_ENTRY,
+    heartbeat_entry,
+    make_celery,
+)
 
 REDIS = "redis://127.0.0.1:6379/0"
 
@@ -17,8 +28,24 @@ def test_beat_sweeps_every_fifteen_seconds_by_default() -> None:
     assert (entry["task"], entry["schedule"], entry["args"]) == (RESUME_TASK, 15.0, (5.0,))
     assert DEFAULT_SWEEP_SECONDS == 15.0 and IDLE_SECONDS == 5.0
     assert entry["options"]["expires"] == 15.0  # a sweep never waits behind the next one
-    assert app.conf.beat_scheduler == "celery.beat:Scheduler"  # no schedule file written
+    assert app.conf.beat_scheduler == "workers.beat:Beat"  # in memory: no schedule file
     assert RESUME_TASK in app.tasks
+
+
+def test_beat_sends_each_queue_a_heartbeat_and_runs_the_reaper() -> None:
+    """Every period (CARDLEDGER_HEARTBEAT_SECONDS) a heartbeat to each queue, carrying the
+    moment beat sent it (evaluated as it sends); the reaper every two periods."""
+    schedule = make_celery(REDIS, env={"CARDLEDGER_HEARTBEAT_SECONDS": "2"}).conf.beat_schedule
+    for queue in ("live", "simulations"):
+        entry = schedule[heartbeat_entry(queue)]
+        assert (entry["task"], entry["schedule"], entry["args"]) == (HEARTBEAT_TASK, 2.0,
+                                                                     (queue,))  # fmt: skip
+        assert entry["options"] == {"queue": queue, "expires": 6.0}
+        sent_at = entry["kwargs"]["sent_at"]
+        assert isinstance(sent_at, BeatLazyFunc) and len(sent_at()) == len(now())
+    reap = schedule[REAP_ENTRY]
+    assert (reap["task"], reap["schedule"]) == (REAP_TASK, 4.0)
+    assert {HEARTBEAT_TASK, REAP_TASK} <= set(make_celery(REDIS, env={}).tasks)
 
 
 def test_the_interval_and_the_idle_time_come_from_the_environment() -> None:
