@@ -6,9 +6,12 @@ an export), so a file that verifies offline imports, and vice versa. Nothing her
 raise on a corrupted row: every fault becomes a problem with its version.
 
 A chain proves only that a file is self-consistent: anyone may edit an event and recompute
-every hash after it. So an export's header also carries the exporting server's Ed25519
-``signature`` of its head and that key's ``key_id`` (``service.signing`` says exactly what is
-signed); ``check_signature`` tells whether a trusted key vouches for the file.
+every hash after it. So the server signs each head when it is appended and stores the
+signature with the row (``service.eventstore``); ``signature_problems`` re-checks every
+stored signature, and an export's header carries the stored signature of its head and that
+key's ``key_id`` (``service.signing`` says exactly what is signed): ``check_signature``
+tells whether a trusted key vouches for a file. An export is never signed at export time,
+so a history rewritten in the database without the key cannot come out signed.
 """
 
 from __future__ import annotations
@@ -52,21 +55,29 @@ class RawRow:
     recorded_at: Any
     hash: Any
     actor: Any = None
+    signature: Any = None
+    key_id: Any = None
+    #: The fields an export left out of this row's data (a running table's seed and
+    #: salt): its hash is then taken as given, never recomputed.
+    redacted: tuple[str, ...] = ()
 
 
-def stored_rows(connection: Connection, table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
-    """A table's stored rows exactly as kept, and its stream's recorded head (version,
-    hash): what an export carries and a verification checks."""
+def stored_rows(
+    connection: Connection, table_id: str, kind: str | None = "table"
+) -> tuple[list[RawRow], tuple[int, str]]:
+    """A stream's stored rows exactly as kept, and its recorded head (version, hash): what
+    an export carries and a verification checks; ``kind``: refuse another kind's stream."""
     found = connection.execute(
         select(streams.c.kind, streams.c.version, streams.c.head).where(streams.c.id == table_id)
     ).first()
-    if found is None or found.kind != "table":
-        raise NotFound(f"there is no table {table_id}")
+    if found is None or (kind is not None and found.kind != kind):
+        raise NotFound(f"there is no {kind or 'stream'} {table_id}")
     query = select(events).where(events.c.stream == table_id).order_by(events.c.version)
     rows = [
-        RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor)
+        RawRow(r.version, r.type, r.schema, r.data, r.recorded_at, r.hash, r.actor,
+               r.signature, r.key_id)
         for r in connection.execute(query)
-    ]
+    ]  # fmt: skip
     return rows, (found.version, found.head)
 
 
@@ -106,6 +117,9 @@ def chain_faults(
         if row.version != expected:
             yield Problem(expected, "missing_event", f"version {expected} is missing")
             return
+        if getattr(row, "redacted", ()):  # its data is not what was hashed: take the hash
+            previous = str(row.hash)
+            continue
         try:
             data = json.loads(row.data) if isinstance(row.data, str) else row.data
             canonical = canonical_event(
@@ -185,7 +199,18 @@ def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = No
     if head is not None and not report.problems:
         fault = head_fault(len(rows), report.head, head)
         report.problems += [fault] if fault else []
-    if not report.problems and decoded and isinstance(decoded[0], TableOpened):
+    if not report.problems and any(row.redacted for row in rows):
+        report.problems.append(
+            Problem(
+                1,
+                "redacted",
+                "the export leaves out the table's seed and salt (the organiser's export of "
+                "a running table): the chain was checked from the hash given for version 1, "
+                "but the deals cannot be re-dealt and the file cannot be imported; the "
+                "organiser exports the whole record with ?reveal=true",
+            )
+        )
+    elif not report.problems and decoded and isinstance(decoded[0], TableOpened):
         try:
             report.problems += recheck(decoded[0], decoded[1:])
         except Exception as error:  # a log the engine cannot even replay
@@ -195,15 +220,70 @@ def check(stream: str, rows: Sequence[RawRow], head: tuple[int, str] | None = No
     return report
 
 
+def signature_problems(
+    stream: str,
+    rows: Sequence[RawRow],
+    ring: signing.Keyring,
+    origin: Any = None,
+    head: tuple[int, str] | None = None,
+) -> list[Problem]:
+    """Every stored signature checked against the keys ``ring`` trusts, and the head
+    vouched for: signed, or (``origin``: an imported table's ``Origin``) its import mark
+    attested by this server. A history rewritten in the database without the key fails
+    at the first version whose stored signature no longer matches. ``head``: the stream's
+    recorded head; rows that stop short of it are missing events, not an unsigned head."""
+    problems = []
+    for row in rows:
+        if row.signature is None and row.key_id is None:
+            continue
+        message = signing.head_message(stream, row.version, str(row.hash))
+        found = ring.fault(message, row.signature, row.key_id)
+        if found is not None:
+            code, detail = found
+            problems.append(
+                Problem(row.version, code, f"the head signed at version {row.version}: {detail}")
+            )
+    if not rows or (head is not None and rows[-1].version != head[0]):
+        return problems
+    last = rows[-1]
+    if origin is not None:
+        message = signing.import_message(stream, last.version, str(last.hash), origin.key_id)
+        found = ring.fault(message, origin.attestation, ring.signer.key_id)
+        if found is not None:
+            code = "unattested_import" if found[0] == "unsigned" else found[0]
+            problems.append(
+                Problem(last.version, code, f"the import mark's attestation: {found[1]}")
+            )
+    elif last.signature is None:
+        problems.append(
+            Problem(
+                last.version,
+                "unsigned_head",
+                f"the head at version {last.version} carries no signature: it was written "
+                "without this server's key",
+            )
+        )
+    return problems
+
+
+#: What a running table's export leaves out unless asked for: the opening's seed and salt,
+#: and each deal's seed (``"{salt}:{seed}/{k}"``).
+SECRETS = ("seed", "salt")
+
+
 def export_lines(
     stream: str,
     game: str,
     variant: str,
     rows: Sequence[RawRow],
-    signed: signing.SignedHead | None = None,
+    *,
+    redact: bool = False,
 ) -> Iterable[str]:
-    """JSON Lines: a header (with the server's ``signed`` head), then one stored event per
-    line with its hash."""
+    """JSON Lines: a header carrying the stored signature of the head (or ``"unsigned":
+    true``), then one stored event per line with its hash. ``redact`` leaves the seed and
+    salt out (a running table): of ``TableOpened`` and of every deal's seed, which is made
+    of them; the lines and the header say so."""
+    last = rows[-1] if rows else None
     header: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_VERSION,
@@ -211,26 +291,31 @@ def export_lines(
         "game": game,
         "variant": variant,
         "events": len(rows),
-        "head": rows[-1].hash if rows else GENESIS,
+        "head": last.hash if last else GENESIS,
     }
-    if signed is not None:
-        header |= {"signature": signed.signature, "key_id": signed.key_id}
+    if last is not None and last.signature is not None:
+        header |= {"signature": last.signature, "key_id": last.key_id}
+    else:
+        header["unsigned"] = True
+    if redact:
+        header["redacted"] = list(SECRETS)
     yield json.dumps(header) + "\n"
     for r in rows:  # ``json.loads`` may raise on a corrupted row: the route answers 503
-        yield (
-            canonical_json(
-                {
-                    "version": r.version,
-                    "type": r.type,
-                    "schema": r.schema,
-                    "recorded_at": r.recorded_at,
-                    "by": r.actor,
-                    "data": json.loads(r.data),
-                    "hash": r.hash,
-                }
-            )
-            + "\n"
-        )
+        line = {
+            "version": r.version,
+            "type": r.type,
+            "schema": r.schema,
+            "recorded_at": r.recorded_at,
+            "by": r.actor,
+            "data": json.loads(r.data),
+            "hash": r.hash,
+        }
+        data = line["data"]
+        hidden = [k for k in SECRETS if isinstance(data, dict) and data.get(k) is not None]
+        if redact and hidden:  # the opening's seed and salt, and each deal's seed from them
+            line["data"] = {**data, **dict.fromkeys(hidden)}
+            line["redacted"] = hidden
+        yield canonical_json(line) + "\n"
 
 
 class BadExport(Exception):
@@ -262,6 +347,9 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
     for number, line in enumerate(lines[1:], start=2):
         try:
             item = load_json(line, line=number)
+            redacted = item.get("redacted", [])
+            if not isinstance(redacted, list) or not all(isinstance(f, str) for f in redacted):
+                raise ValueError("'redacted' is not a list of field names")
             rows.append(
                 RawRow(
                     item["version"],
@@ -271,6 +359,7 @@ def parse_export(text: str) -> tuple[dict[str, Any], list[RawRow]]:
                     item["recorded_at"],
                     item["hash"],
                     item.get("by"),
+                    redacted=tuple(redacted),
                 )
             )
         except JsonRefused:
@@ -303,6 +392,8 @@ def check_signature(header: dict[str, Any], trusted: Mapping[str, bytes]) -> Pro
     signature, key = header.get("signature"), header.get("key_id")
     if signature is None and key is None:
         return Problem(0, "unsigned_export", "the export carries no signature")
+    if header.get("unsigned") is True:
+        return Problem(0, "bad_signature", "the header says unsigned yet carries a signature")
     if not isinstance(key, str) or key not in trusted:
         return Problem(
             0, "untrusted_key", f"the export is signed by key {key!r}, not a trusted key"

@@ -13,9 +13,9 @@ cardledger = AppGroup("cardledger", help="Card Ledger chores on the app's databa
 def rebuild_projections_command() -> None:
     """Delete every projection row (players, tournaments, standings, ratings, table
     summaries, bot turns) and recompute it from the event streams, in one transaction."""
-    from service.db import get_database
     from service.projections import rebuild_projections
+    from service.streams import writing
 
-    with get_database().writing() as connection:
+    with writing() as connection:
         counts = rebuild_projections(connection)
     click.echo(", ".join(f"{name}: {n}" for name, n in counts.items()))

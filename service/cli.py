@@ -102,6 +102,48 @@ def verify(file: Path, key: str | None) -> int:
     return 1
 
 
+@cardledger.command("verify-streams")
+def verify_streams_command() -> int:
+    """Re-check every stream's stored rows now (chain, head, every signature), as the
+    background verifier does: mark the damaged ones, clear the mark of restored ones."""
+    from service.app import create_app
+    from service.verifier import verify_streams
+
+    with create_app().app_context():
+        found = verify_streams(limit=10**9)
+    print(f"checked {found.checked} streams; damaged: {len(found.damaged)}; "
+          f"cleared: {len(found.cleared)}")  # fmt: skip
+    for stream_id, problem in found.damaged.items():
+        print(f"  {stream_id}: version {problem['version']} {problem['code']}: "
+              f"{problem['detail']}")  # fmt: skip
+    return 1 if found.damaged else 0
+
+
+@cardledger.command("restore")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def restore(file: Path) -> int:
+    """Put a damaged table's rows back from an export taken before the damage.
+
+    FILE is this server's signed export (with ?reveal=true while the match runs). The rows
+    recorded after it are kept as far as they still chain on and are signed.
+    """
+    from service.app import create_app
+    from service.failures import ApplicationError
+    from service.records import restore_table
+
+    with create_app().app_context():
+        try:
+            done = restore_table(file.read_text(encoding="utf-8"))
+        except ApplicationError as refused:
+            print(f"{refused.code}: {refused.detail}", file=sys.stderr)
+            return 1
+    print(
+        f"table {done.table_id} restored to version {done.version}: {done.from_export} rows "
+        f"from the export, {done.kept} recorded after it kept, {done.dropped} dropped"
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cardledger``; the exit code is the command's (the console script exits with it)."""
     try:

@@ -10,7 +10,7 @@ import secrets
 import uuid
 from collections.abc import Mapping
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, insert, select
@@ -25,32 +25,23 @@ from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from domain.upcast import current_schema
 from service import followups
 from service.db import get_database
-from service.eventstore import (
-    EventStore,
-    NewEvent,
-    StreamNotFound,
-    VersionConflict,
-    canonical_json,
-)
-from service.failures import Forbidden, NotFound, Unauthorized, Unprocessable
+from service.eventstore import Head, NewEvent, VersionConflict, canonical_json
+from service.failures import Conflict, Forbidden, Unauthorized, Unprocessable
 from service.house import resources
 from service.models import idempotency_keys
 from service.players import check_seat_players
 from service.projections import after_table_events, project_opened_table
 from service.seattokens import issue_seat_tokens
-from service.tablelog import TableLog, TableLogs, bot_to_move, damaged
+from service.streams import refuse_if_damaged, remember_when_committed, store, writing
+from service.tablelog import KIND, TableLog, TableLogs, bot_to_move, table_logs_of
 
 if TYPE_CHECKING:
     from flask import Flask
 
-LOGS_KEY = "cardledger.tablelogs"
-
 
 def table_logs(app: Flask | None = None) -> TableLogs:
     """The cached table logs of ``app``, or of the house the caller runs in."""
-    found = app.extensions if app is not None else resources()
-    logs: TableLogs = found.setdefault(LOGS_KEY, TableLogs())
-    return logs
+    return table_logs_of(app.extensions if app is not None else resources())
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +86,17 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
     table_id = uuid.uuid4().hex
     opened = TableOpened.of(table)
     own_transaction = connection is None
-    writing = get_database().writing() if connection is None else nullcontext(connection)
-    with writing as connection:
+    transaction = writing() if connection is None else nullcontext(connection)
+    with transaction as connection:
         check_seat_players(connection, table.seats)
-        rows = EventStore(connection).create(
-            table_id, "table", [NewEvent("TableOpened", to_data(opened), actor=ORGANISER)]
+        rows = store(connection).create(
+            table_id, KIND, [NewEvent("TableOpened", to_data(opened), actor=ORGANISER)]
         )
         humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
         tokens = issue_seat_tokens(connection, table_id, humans)
         log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
         project_opened_table(connection, log)  # its summary; a bot that deals first: the sweep's
-    table_logs().remember(log)
+        remember_when_committed(table_logs(), log)
     if own_transaction:  # else the caller's transaction is still open: the caller schedules
         followups.after_commit(followups.TABLE_CHANGED, log)
     return CreatedTable(table_id, log, tokens)
@@ -185,7 +176,7 @@ def act(
                 if isinstance(conflict, IntegrityError):
                     _refuse_if_damaged(table_id)
                 with get_database().reading() as connection:
-                    current = EventStore(connection).head(table_id)[0]
+                    current = table_logs().head(connection, table_id).version
                 raise VersionConflict(table_id, expected, current) from conflict
     raise AssertionError("unreachable")
 
@@ -198,10 +189,19 @@ def _refuse_if_damaged(table_id: str) -> None:
     the cached log (at that head, so unchecked) cannot show; replay and check it all."""
     logs = table_logs()
     logs.forget(table_id)
-    with get_database().writing() as connection:
-        log = logs.load(connection, table_id, _lock(connection, table_id))
-    if log.damage is not None:
-        raise damaged(table_id, log.damage)
+    with writing() as connection:
+        refuse_if_damaged(KIND, logs.load(connection, table_id, lock=True))
+
+
+def refuse_imported(log: TableLog) -> None:
+    """An imported table is a record of play elsewhere, never a table to play on here: a
+    truncated export taken mid-match must not be played on differently under its id."""
+    if log.origin is not None:
+        raise Conflict(
+            f"table {log.id} was imported: it is a record of play on another server and "
+            "is read-only here",
+            "imported_read_only",
+        )
 
 
 def _act_once(
@@ -213,15 +213,15 @@ def _act_once(
     actor: str | None = None,
 ) -> tuple[Accepted, TableLog | None]:
     logs = table_logs()
-    with get_database().writing() as connection:
+    with writing() as connection:
         _authorize(viewer, body)
         head = _lock(connection, table_id)  # one writer per table at a time, everywhere
         request_hash = _request_hash(body, expected, viewer)
         if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
             return seen, None
         log = logs.load(connection, table_id, head)
-        if log.damage is not None:  # nothing may be built on a log that cannot be trusted
-            raise damaged(table_id, log.damage)
+        refuse_if_damaged(KIND, log)  # nothing may be built on a log that cannot be trusted
+        refuse_imported(log)
         if expected is not None and expected != log.version:
             raise VersionConflict(table_id, expected, log.version)
         rules = log.rules
@@ -229,17 +229,17 @@ def _act_once(
         if body.get("type") == "deal":
             _authorize_deal(log, viewer)
         events = rules.decide(log.state, action)
-        rows = EventStore(connection).append(
+        rows = store(connection).append(
             table_id,
             log.version,
             recorded(log.opened.game, events, viewer, actor),
             previous_hash=log.rows[-1].hash,
         )
-        after = TableLog(
-            table_id,
-            log.rows + tuple(rows),
-            log.events + tuple(events),
-            _fold(rules, log.state, events),
+        after = replace(
+            log,
+            rows=log.rows + tuple(rows),
+            events=log.events + tuple(events),
+            state=_fold(rules, log.state, events),
         )
         waited = bot_to_move(log) is not None
         # standings, ratings, bot_turns, the table's summary
@@ -279,14 +279,11 @@ def recorded(
     return out
 
 
-def _lock(connection: Connection, table_id: str) -> tuple[int, str]:
+def _lock(connection: Connection, table_id: str) -> Head:
     """Take the table's stream row for this transaction (PostgreSQL: ``FOR UPDATE``; SQLite
     already holds the database's write lock), so a retried request waits for the first
     and then finds its Idempotency-Key, instead of racing it."""
-    try:
-        return EventStore(connection).lock(table_id)
-    except StreamNotFound:
-        raise NotFound(f"there is no table {table_id}") from None
+    return table_logs().head(connection, table_id, lock=True)
 
 
 def _fold(rules: Any, state: Any, events: list[Any]) -> Any:

@@ -132,6 +132,7 @@ class SQLiteWriter:
     def __init__(self, engine: Engine, path: Path) -> None:
         self.engine, self.path = engine, path
         self.threads = threading.Lock()
+        self._holder: int | None = None  # the thread in a write transaction
         self._lock_file: BinaryIO | None = None
         self._connection: Connection | None = None
         self._inherited: tuple[object, ...] = ()
@@ -144,6 +145,7 @@ class SQLiteWriter:
         hang)."""
         self._inherited = (self._lock_file, self._connection)
         self.threads = threading.Lock()
+        self._holder = None
         self._lock_file = self._connection = None
         self.engine.dispose(close=False)
 
@@ -158,7 +160,10 @@ class SQLiteWriter:
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
+        if self._holder == threading.get_ident():  # it would wait for itself forever
+            raise RuntimeError("a write transaction inside a write transaction of one thread")
         with self.threads:
+            self._holder = threading.get_ident()
             lock_file, connection = self._open()
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:
@@ -166,6 +171,7 @@ class SQLiteWriter:
                     yield connection
             finally:
                 fcntl.flock(lock_file, fcntl.LOCK_UN)
+                self._holder = None
 
 
 def _after_fork(writer: weakref.ref[SQLiteWriter]) -> None:

@@ -24,6 +24,7 @@ from service.failures import (
     Forbidden,
     NotFound,
     Unauthorized,
+    Unavailable,
     Unprocessable,
 )
 from service.jsonbody import JsonRefused
@@ -132,6 +133,7 @@ STATUSES: dict[type[ApplicationError], int] = {
     NotFound: 404,
     Conflict: 409,
     Unprocessable: 422,
+    Unavailable: 503,
 }
 
 

@@ -6,6 +6,11 @@ is ``{"by", "data", "recorded_at", "schema", "stream", "type", "version"}`` with
 keys, no spaces, UTF-8 (``by``: who acted — ``organiser``, ``seat N``, ``engine`` — or
 null); the previous hash of version 1 is the empty string. Anyone holding an
 export can recompute the chain (``chain_hash``).
+
+The last row of each append also stores the server's Ed25519 signature of the new head
+(``signature``, ``key_id``; ``service.signing``): the chain proves a log consistent, the
+signature proves this server recorded it so. Neither is part of the hash. The database
+refuses to change or delete a stored row (``service.guard``).
 """
 
 from __future__ import annotations
@@ -16,10 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
+
+from service.guard import POSTGRES_STAMP, SQLITE_STAMP
+
+if TYPE_CHECKING:
+    from service.signing import Signer
 
 GENESIS = ""
 
@@ -55,6 +65,21 @@ class StoredEvent(NamedTuple):
     recorded_at: str
     hash: str
     actor: str | None = None
+    #: The server's signature of the head at this version (the last row of an append).
+    signature: str | None = None
+    key_id: str | None = None
+
+
+class Head(NamedTuple):
+    """A stream's row: its kind and head, the damage mark, and the database's guard stamp."""
+
+    kind: str
+    version: int
+    hash: str
+    #: JSON of the first fault found in the stream's rows, or None (``service.streams``).
+    damage: str | None
+    #: The guard stamp read with the head (``service.guard``).
+    guard: str
 
 
 _ENCODER = json.JSONEncoder(  # what json.dumps builds per call with these options
@@ -122,17 +147,30 @@ def now() -> str:
 
 
 def _chain(
-    stream: str, start: int, previous: str, new: Sequence[NewEvent], at: str
+    stream: str,
+    start: int,
+    previous: str,
+    new: Sequence[NewEvent],
+    at: str,
+    signer: Signer | None,
 ) -> tuple[list[StoredEvent], list[tuple[Any, ...]]]:
-    """The stored events after ``previous``, and their rows for ``_INSERT``."""
+    """The stored events after ``previous``, the last signed by ``signer``, and their rows
+    for ``_INSERT``."""
     stored, rows = [], []
+    last = start + len(new) - 1
     for version, e in enumerate(new, start=start):
         text = canonical_json(e.data)
         data = json.loads(text)  # exactly what a reader will get back
         previous = chain_hash(
             previous, _canonical(stream, version, e.type, e.schema, text, at, e.actor)
         )
-        event = StoredEvent(stream, version, e.type, e.schema, data, at, previous, e.actor)
+        signature = key = None
+        if signer is not None and version == last:
+            signed = signer.sign_head(stream, version, previous)
+            signature, key = signed.signature, signed.key_id
+        event = StoredEvent(
+            stream, version, e.type, e.schema, data, at, previous, e.actor, signature, key
+        )
         stored.append(event)
         rows.append(_row(event, text))
     return stored, rows
@@ -140,11 +178,14 @@ def _chain(
 
 def _row(e: StoredEvent, data_json: str) -> tuple[Any, ...]:
     """An event as the parameters of ``_INSERT`` (the data as its canonical JSON)."""
-    return (e.stream, e.version, e.type, e.schema, data_json, e.recorded_at, e.hash, e.actor)
+    return (
+        e.stream, e.version, e.type, e.schema, data_json, e.recorded_at, e.hash, e.actor,
+        e.signature, e.key_id,
+    )  # fmt: skip
 
 
-_COLUMNS = "stream, version, type, schema, data, recorded_at, hash, actor"
-_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+_COLUMNS = "stream, version, type, schema, data, recorded_at, hash, actor, signature, key_id"
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES {_ROW}"
 _MOVE_HEAD = "UPDATE streams SET version = ?, head = ? WHERE id = ? AND version = ?"
 
@@ -160,15 +201,18 @@ def _move_head_and_insert(rows: int) -> str:
 
 
 class EventStore:
-    """Reads and appends on one connection, inside the caller's transaction.
+    """Reads and appends on one connection, inside the caller's transaction; ``signer``
+    signs the head each append leaves (without one, heads stay unsigned: tests of the
+    store alone, benchmarks).
 
     The statements run on the driver's own cursor: an API call appends one or two rows
     and a replay reads hundreds, and SQLAlchemy's statement machinery cost more than
     the database did. The SQL is plain and portable (SQLite and PostgreSQL).
     """
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, signer: Signer | None = None) -> None:
         self.connection = connection
+        self.signer = signer
         self._format = connection.dialect.paramstyle != "qmark"  # psycopg: %s
         self._error = connection.dialect.loaded_dbapi.Error
 
@@ -201,14 +245,19 @@ class EventStore:
     def create(self, stream: str, kind: str, first: Sequence[NewEvent]) -> list[StoredEvent]:
         """Start a new stream with its first events."""
         at = now()
-        stored, rows = _chain(stream, 1, GENESIS, first, at)
+        stored, rows = _chain(stream, 1, GENESIS, first, at, self.signer)
         self._start(stream, kind, stored, at)
         self._insert(rows)
         return stored
 
     def restore(self, stream: str, kind: str, stored: Sequence[StoredEvent]) -> None:
-        """Re-create a stream from verified rows, keeping their times and hashes (import)."""
+        """Re-create a stream from verified rows, keeping their times, hashes and
+        signatures (import)."""
         self._start(stream, kind, stored, stored[0].recorded_at)
+        self.insert_rows(stored)
+
+    def insert_rows(self, stored: Sequence[StoredEvent]) -> None:
+        """Insert verified rows as they are (import; ``cardledger restore``)."""
         self._insert([_row(e, canonical_json(e.data)) for e in stored])
 
     def head(self, stream: str, *, lock: bool = False) -> tuple[int, str]:
@@ -226,6 +275,37 @@ class EventStore:
 
     def lock(self, stream: str) -> tuple[int, str]:
         return self.head(stream, lock=True)
+
+    def head_row(self, stream: str, *, lock: bool = False) -> Head:
+        """The stream's head with its damage mark and the guard stamp, in one round trip
+        on PostgreSQL (``lock`` as in ``head``)."""
+        if self._format:
+            sql = f"SELECT kind, version, head, damage, {POSTGRES_STAMP} FROM streams WHERE id = ?"
+            if lock:
+                sql += " FOR UPDATE OF streams"
+            cursor = self._run(sql, (stream,))
+            row = cursor.fetchone()
+            cursor.close()
+            if row is None:
+                raise StreamNotFound(stream)
+            return Head(row[0], int(row[1]), str(row[2]), row[3], str(row[4]))
+        cursor = self._run(SQLITE_STAMP)
+        (guard,) = cursor.fetchone()
+        cursor.close()
+        sql = "SELECT kind, version, head, damage FROM streams WHERE id = ?"
+        cursor = self._run(sql, (stream,))
+        row = cursor.fetchone()
+        cursor.close()
+        if row is None:
+            raise StreamNotFound(stream)
+        return Head(row[0], int(row[1]), str(row[2]), row[3], str(guard))
+
+    def mark_damage(self, stream: str, damage: str | None) -> bool:
+        """Set (or, with None, clear) the stream's damage mark; whether it changed."""
+        sql = "UPDATE streams SET damage = ? WHERE id = ? AND damage IS NOT ?"
+        if self._format:
+            sql = "UPDATE streams SET damage = ? WHERE id = ? AND damage IS DISTINCT FROM ?"
+        return self._rowcount(sql, (damage, stream, damage)) == 1
 
     def append(
         self,
@@ -245,7 +325,7 @@ class EventStore:
                 raise VersionConflict(stream, expected, version)
         if not new:
             return []
-        stored, rows = _chain(stream, expected + 1, previous_hash, new, now())
+        stored, rows = _chain(stream, expected + 1, previous_hash, new, now(), self.signer)
         if not self._move_head(stream, expected, stored[-1], rows):
             # another writer got there between our read and our write
             raise VersionConflict(stream, expected, self.head(stream)[0])
@@ -276,8 +356,8 @@ class EventStore:
     ) -> list[StoredEvent]:
         """Events with ``after < version <= until``, in version order."""
         sql = (
-            "SELECT version, type, schema, data, recorded_at, hash, actor FROM events "
-            "WHERE stream = ? AND version > ?"
+            "SELECT version, type, schema, data, recorded_at, hash, actor, signature, key_id "
+            "FROM events WHERE stream = ? AND version > ?"
         )
         params: list[Any] = [stream, after]
         if until is not None:
@@ -293,6 +373,8 @@ class EventStore:
         # each separate ``json.loads`` call costs half as much again as its text.
         datas = json.loads(f"[{','.join([row[3] for row in rows])}]")
         return [
-            StoredEvent(stream, version, kind, schema, data, at, digest, actor)
-            for (version, kind, schema, _, at, digest, actor), data in zip(rows, datas, strict=True)
+            StoredEvent(stream, version, kind, schema, data, at, digest, actor, signature, key)
+            for (version, kind, schema, _, at, digest, actor, signature, key), data in zip(
+                rows, datas, strict=True
+            )
         ]

@@ -3,7 +3,7 @@
 Each has a stable machine-readable ``code`` (the API's problem ``code``) and a
 ``detail`` for people. Only the HTTP edge (``service.errors.register_error_handlers``)
 turns one into a status: ``NotFound`` 404, ``Unauthorized`` 401, ``Forbidden`` 403,
-``Conflict`` 409, ``Unprocessable`` 422.
+``Conflict`` 409, ``Unprocessable`` 422, ``Unavailable`` 503.
 """
 
 from __future__ import annotations
@@ -53,3 +53,9 @@ class Unprocessable(ApplicationError):
     """Well-formed but refused (an unknown player, a reused idempotency key)."""
 
     default_code = "unprocessable"
+
+
+class Unavailable(ApplicationError):
+    """Something the answer needs cannot be read now (a stored row that is not JSON)."""
+
+    default_code = "unavailable"

@@ -1,6 +1,11 @@
 """How an imported table came here: vouched for by a trusted key, or imported unsigned because
 the organiser asked for it. Kept beside the log (``table_imports``), never in it, so an
-imported log stays byte-identical to the export it came from."""
+imported log stays byte-identical to the export it came from.
+
+The mark carries this server's attestation (its signature of the import: stream, head and
+origin key), so a table recorded here cannot be passed off in the database as an unsigned
+import to escape the check that its head is signed (``service.streams``).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,23 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
-from service.eventstore import now
+from service.eventstore import StoredEvent, now
 from service.models import table_imports
+from service.signing import import_message, keyring
 
 
-def record_import(connection: Connection, table_id: str, key_id: str | None) -> None:
-    """Mark ``table_id`` imported, signed by ``key_id`` (None: unsigned)."""
+def record_import(
+    connection: Connection, table_id: str, key_id: str | None, head: StoredEvent
+) -> None:
+    """Mark ``table_id`` imported with ``head``, signed by ``key_id`` (None: unsigned)."""
+    message = import_message(table_id, head.version, head.hash, key_id)
     connection.execute(
         insert(table_imports).values(
-            table_id=table_id, signed=key_id is not None, key_id=key_id, imported_at=now()
+            table_id=table_id,
+            signed=key_id is not None,
+            key_id=key_id,
+            imported_at=now(),
+            attestation=keyring().signer.sign(message),
         )
     )
 

@@ -2,38 +2,87 @@
 
 A player is a stream (``kind="player"``, one ``PlayerRegistered``); the ``players`` row
 is its projection, with the rating the ratings ledger gives it (``service.projections``).
+
+Names that meet may not look alike (``domain.names``): registered players among
+themselves, held by the unique skeleton of each name (``player_skeletons``), and the
+people at one table (``check_seat_players``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from domain.events import event_type, to_data
+from domain.names import NameRefused, confusable, lookalike, skeleton
 from domain.table import SeatSpec
 from domain.tournament.ratings import PlayerRegistered, Rating
 from service.db import get_database
-from service.eventstore import EventStore, NewEvent
+from service.eventstore import NewEvent
 from service.failures import NotFound, Unprocessable
-from service.models import players
+from service.models import player_skeletons, players
 from service.projections import project_player
+from service.streams import store
 
 KIND = "player"
 
 
 def register_player(name: str) -> dict[str, Any]:
-    """Record a new player; their rating starts at OpenSkill's default."""
+    """Record a new player; their rating starts at OpenSkill's default. A name that looks
+    like a registered player's is refused (``confusable_name``), also when both ask at once:
+    the second waits on the first's skeleton row, then finds it."""
     player_id = uuid.uuid4().hex
     registered = PlayerRegistered(" ".join(name.split()))
-    with get_database().writing() as connection:
-        rows = EventStore(connection).create(
-            player_id, KIND, [NewEvent(event_type(registered), to_data(registered))]
-        )
-        project_player(connection, player_id, registered.name, rows[0].recorded_at)
+    held = _skeleton_key(registered.name)
+    try:
+        with get_database().writing() as connection:
+            _refuse_lookalike(connection, registered.name, held)
+            rows = store(connection).create(
+                player_id, KIND, [NewEvent(event_type(registered), to_data(registered))]
+            )
+            project_player(connection, player_id, registered.name, rows[0].recorded_at)
+            try:
+                connection.execute(
+                    insert(player_skeletons).values(skeleton=held, player_id=player_id)
+                )
+            except IntegrityError:  # a look-alike registered meanwhile (PostgreSQL)
+                raise _Taken() from None
+    except _Taken:
+        with get_database().reading() as connection:
+            _refuse_lookalike(connection, registered.name, held)
+        raise Unprocessable(
+            f"{registered.name!r} looks like a name registered at the same moment",
+            "confusable_name",
+        ) from None
     return read_player(player_id)
+
+
+class _Taken(Exception):
+    """The name's skeleton was taken by a registration that committed first."""
+
+
+def _skeleton_key(name: str) -> str:
+    return hashlib.sha256(skeleton(name).encode("utf-8")).hexdigest()
+
+
+def _refuse_lookalike(connection: Connection, name: str, held: str) -> None:
+    """``confusable_name`` when a registered player's name has this skeleton."""
+    other = connection.scalar(
+        select(players.c.name)
+        .join(player_skeletons, player_skeletons.c.player_id == players.c.id)
+        .where(player_skeletons.c.skeleton == held)
+    )
+    if other is not None:
+        raise _refusal(confusable(name, other, "among the registered players"))
+
+
+def _refusal(refused: NameRefused) -> Unprocessable:
+    return Unprocessable(refused.message, refused.code)
 
 
 def shown(row: Any) -> dict[str, Any]:
@@ -82,12 +131,24 @@ def player_names(connection: Connection, ids: Iterable[str]) -> dict[str, str]:
 
 
 def check_seat_players(connection: Connection, seats: Iterable[SeatSpec]) -> None:
-    """A seat naming a ``player_id`` must name a registered player, once per table."""
+    """A seat naming a ``player_id`` must name a registered player, once per table; and
+    no two people at the table may have names that look alike (``confusable_name``), a
+    player counted under the name the table shows (the seat's, else the player's)."""
+    seats = list(seats)
     ids = [s.player_id for s in seats if s.player_id is not None]
-    if not ids:
-        return
     if len(set(ids)) < len(ids):
         raise Unprocessable("a player takes one seat at a table", "duplicate_player")
-    missing = set(ids) - set(player_names(connection, ids))
+    known = player_names(connection, ids)
+    missing = set(ids) - set(known)
     if missing:
         raise Unprocessable(f"there is no player {sorted(missing)[0]}", "unknown_player")
+    shown: list[tuple[int, str]] = []
+    for n, seat in enumerate(seats):
+        name = seat.name or (known.get(seat.player_id) if seat.player_id else None)
+        if name is None:
+            continue
+        other = lookalike(name, [taken for _, taken in shown])
+        if other is not None:
+            earlier = next(s for s, taken in shown if taken == other)
+            raise _refusal(confusable(name, other, f"at this table (seat {earlier}), seat {n}"))
+        shown.append((n, name))

@@ -36,7 +36,10 @@ from service.models import (
     tournament_tables,
     tournaments,
 )
+from service.streams import Guard, refuse_if_damaged
+from service.streams import store as signing_store
 from service.tablelog import TableLog, TableLogs, bot_to_move
+from service.tournamentlog import KIND as TOURNAMENT
 from service.tournamentlog import TournamentLog, append, fresh, tournament_logs
 
 RATINGS = "ratings"  # the ledger stream: one TableRated per rated table, in rating order
@@ -173,7 +176,7 @@ def rate_table(
     candidates = [None if seat.get("bot") else seat.get("player_id") for seat in seats]
     if len({c for c in candidates if c}) < 2:
         return
-    store = EventStore(connection)
+    store = signing_store(connection)
     try:
         head: tuple[int, str] | None = store.lock(RATINGS)
     except StreamNotFound:
@@ -217,7 +220,7 @@ _RATE = (
 def _ledger(connection: Connection, head: tuple[int, str] | None, event: NewEvent) -> None:
     """Append to the ratings ledger, creating it on first use (a savepoint lets a
     concurrent first writer win: we then append after it)."""
-    store = EventStore(connection)
+    store = signing_store(connection)
     if head is None:
         try:
             with connection.begin_nested():
@@ -319,6 +322,7 @@ def _match_ended(
     )
     if owner is not None:
         log = tournament_logs().load(connection, owner, lock=True)
+        refuse_if_damaged(TOURNAMENT, log)  # a table's end is built on its tournament too
         finished = decide(log.state, FinishTable(table_id, ended.totals, ended.ranking))
         if finished:
             project_tournament(connection, append(connection, log, finished))
@@ -362,7 +366,7 @@ def rebuild_projections(connection: Connection) -> dict[str, int]:
 def _replay_tables(connection: Connection, kinds: Sequence[Any]) -> tuple[int, int]:
     """Fold every table: its summary row, and whether a bot must move at it (as far as
     its log can be read: a table whose opening cannot be is left out)."""
-    logs = TableLogs()  # this rebuild's own: no other process's cache in the way
+    logs = TableLogs(Guard())  # this rebuild's own: no other process's cache in the way
     waiting, summed = [], 0
     for stream_id, kind in kinds:
         if kind != "table":

@@ -1,128 +1,119 @@
-"""A tournament's stream, decoded and folded: what ``tablelog`` is for tables.
+"""A tournament's stream, decoded and folded: the tournament kind of ``service.streams``.
 
 Every finished table reports to its tournament, so a big tournament's stream (thousands
-of events) is read often: each process keeps the last fold of each tournament and
-extends it with the events recorded since. A cached fold is used only if its head hash
-is the stream's hash at that version, so a fold made inside a transaction that later
-rolled back can never be mistaken for the truth.
+of events) is read often: it is read, checked and cached exactly as a table's is, and a
+damaged one refuses every write (409 ``log_damaged``) the same way.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 from sqlalchemy import Connection
 
 from domain.events import event_type, to_data
 from domain.tournament.events import decode
-from domain.tournament.state import Tournament, fold
-from service.eventstore import EventStore, NewEvent, StoredEvent, StreamNotFound
+from domain.tournament.state import Tournament, evolve, fold
+from service.eventstore import NewEvent, StoredEvent
 from service.failures import NotFound
 from service.house import resources
-
-if TYPE_CHECKING:
-    from flask import Flask
+from service.streams import (
+    GUARD_KEY,
+    Guard,
+    StreamLog,
+    Streams,
+    remember_when_committed,
+    store,
+)
 
 KIND = "tournament"
 LOGS_KEY = "cardledger.tournamentlogs"
 
 
 @dataclass(frozen=True, slots=True)
-class TournamentLog:
-    """A tournament at ``version``: its folded state, head hash and creation time."""
+class TournamentLog(StreamLog):
+    """A tournament at ``version``: its rows, decoded events and folded state."""
 
-    id: str
-    version: int
-    head: str
     state: Tournament
-    created_at: str
 
-    def extended(self, rows: Sequence[StoredEvent]) -> TournamentLog:
-        if not rows:
-            return self
-        state = fold((decode(r.type, r.data) for r in rows), self.state)
-        return TournamentLog(self.id, rows[-1].version, rows[-1].hash, state, self.created_at)
+
+class TournamentKind:
+    """How a tournament's rows decode and fold."""
+
+    name = KIND
+
+    def start(self, connection: Connection, stream_id: str, first: StoredEvent) -> TournamentLog:
+        return opening(stream_id, first)
+
+    def decode(self, log: TournamentLog, row: StoredEvent) -> Any:
+        return decode(row.type, row.data)
+
+    def evolve(self, log: TournamentLog, state: Tournament, event: Any) -> Tournament:
+        return evolve(state, event)
+
+
+def opening(tournament_id: str, first: StoredEvent) -> TournamentLog:
+    if first.type != "TournamentCreated":
+        raise NotFound(f"there is no tournament {tournament_id}")
+    created = decode(first.type, first.data)
+    return TournamentLog(tournament_id, (first,), (created,), fold([created]))
 
 
 def fresh(tournament_id: str, rows: Sequence[StoredEvent]) -> TournamentLog:
-    """Fold a whole stream; anything but a tournament's is not found."""
-    if not rows or rows[0].type != "TournamentCreated":
+    """Fold a whole stream (rows already checked, e.g. just written)."""
+    if not rows:
         raise NotFound(f"there is no tournament {tournament_id}")
-    state = fold(decode(r.type, r.data) for r in rows)
-    return TournamentLog(tournament_id, rows[-1].version, rows[-1].hash, state, rows[0].recorded_at)
+    return _extended(opening(tournament_id, rows[0]), rows[1:])
 
 
-class TournamentLogs:
-    """The per-process cache of tournament folds (bounded, least recently used out)."""
-
-    def __init__(self, capacity: int = 64) -> None:
-        self.capacity = capacity
-        self._logs: OrderedDict[str, TournamentLog] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def load(
-        self, connection: Connection, tournament_id: str, *, lock: bool = False
-    ) -> TournamentLog:
-        """The tournament as the database has it now; ``lock``: hold its stream row until
-        the transaction ends (every writer of a tournament takes it)."""
-        store = EventStore(connection)
-        try:
-            version, head = store.lock(tournament_id) if lock else store.head(tournament_id)
-        except StreamNotFound:
-            raise NotFound(f"there is no tournament {tournament_id}") from None
-        with self._lock:
-            cached = self._logs.get(tournament_id)
-        log: TournamentLog | None = None
-        if cached is not None and (cached.version, cached.head) == (version, head):
-            log = cached
-        elif cached is not None and cached.version < version:
-            rows = store.read(tournament_id, after=cached.version - 1)
-            if rows and rows[0].hash == cached.head:  # the cache is a true prefix
-                log = cached.extended(rows[1:])
-        if log is None:
-            log = fresh(tournament_id, store.read(tournament_id))
-        self.remember(log)
+def _extended(log: TournamentLog, rows: Sequence[StoredEvent]) -> TournamentLog:
+    if not rows:
         return log
-
-    def remember(self, log: TournamentLog) -> None:
-        with self._lock:
-            self._logs[log.id] = log
-            self._logs.move_to_end(log.id)
-            while len(self._logs) > self.capacity:
-                self._logs.popitem(last=False)
+    decoded = tuple(decode(r.type, r.data) for r in rows)
+    state = fold(decoded, log.state)
+    return replace(log, rows=log.rows + tuple(rows), events=log.events + decoded, state=state)
 
 
-def tournament_logs(app: Flask | None = None) -> TournamentLogs:
-    """The cached tournament logs of ``app``, or of the house the caller runs in."""
-    found = app.extensions if app is not None else resources()
-    logs: TournamentLogs = found.setdefault(LOGS_KEY, TournamentLogs())
+class TournamentLogs(Streams[TournamentLog]):
+    """The per-process cache of tournament logs."""
+
+    def __init__(self, guard: Guard, capacity: int = 64) -> None:
+        super().__init__(TournamentKind(), guard, capacity)
+
+
+def tournament_logs() -> TournamentLogs:
+    """The cached tournament logs of the house the caller runs in."""
+    found = resources()
+    logs: TournamentLogs | None = found.get(LOGS_KEY)
+    if logs is None:
+        guard: Guard = found.setdefault(GUARD_KEY, Guard())
+        logs = found.setdefault(LOGS_KEY, TournamentLogs(guard))
     return logs
 
 
 def append(connection: Connection, log: TournamentLog, events: Sequence[Any]) -> TournamentLog:
-    """Append ``events`` after ``log`` (whose row the caller locked) and fold them in."""
+    """Append ``events`` after ``log`` (whose row the caller locked) and fold them in. The
+    fold is remembered once the transaction is over (``service.streams.writing``)."""
     if not events:
         return log
-    rows = EventStore(connection).append(
+    rows = store(connection).append(
         log.id,
         log.version,
         [NewEvent(event_type(e), to_data(e)) for e in events],
         previous_hash=log.head,
     )
-    after = log.extended(rows)
-    tournament_logs().remember(after)
+    after = _extended(log, rows)
+    remember_when_committed(tournament_logs(), after)
     return after
 
 
 def start(connection: Connection, tournament_id: str, events: Sequence[Any]) -> TournamentLog:
     """A new tournament's stream."""
-    rows = EventStore(connection).create(
+    rows = store(connection).create(
         tournament_id, KIND, [NewEvent(event_type(e), to_data(e)) for e in events]
     )
     log = fresh(tournament_id, rows)
-    tournament_logs().remember(log)
+    remember_when_committed(tournament_logs(), log)
     return log

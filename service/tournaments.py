@@ -29,7 +29,8 @@ from service.failures import Conflict, NotFound, Unprocessable
 from service.models import standings, tournaments
 from service.players import player_names
 from service.projections import headline, project_tables, project_tournament
-from service.tournamentlog import TournamentLog, append, start, tournament_logs
+from service.streams import refuse_if_damaged, writing
+from service.tournamentlog import KIND, TournamentLog, append, start, tournament_logs
 
 #: Domain codes that mean "not now" (409) or "no such thing" (404 ``not_found``); the
 #: rest are 422.
@@ -76,6 +77,14 @@ def _rules() -> Iterator[None]:
         raise refusal(refused.message, refused.code) from None
 
 
+def _locked(connection: Connection, tournament_id: str) -> TournamentLog:
+    """The tournament, its stream row held for this transaction (every writer takes it),
+    refused if its stored log is damaged (409 ``log_damaged``)."""
+    log = tournament_logs().load(connection, tournament_id, lock=True)
+    refuse_if_damaged(KIND, log)
+    return log
+
+
 def create_tournament(spec: Mapping[str, Any]) -> TournamentLog:
     """Record a new tournament; an omitted seed is drawn, and a 128-bit salt always is
     (``rules/common.md``, "Deterministic shuffling", rule 1); both stay secret until the
@@ -83,7 +92,7 @@ def create_tournament(spec: Mapping[str, Any]) -> TournamentLog:
     seeded = {**spec, "seed": spec.get("seed") or secrets.token_urlsafe(16)}
     with _rules():
         created = tournament.create(seeded, salt=secrets.token_hex(16))
-    with get_database().writing() as connection:
+    with writing() as connection:
         log = start(connection, uuid.uuid4().hex, [created])
         project_tournament(connection, log)
     return log
@@ -96,8 +105,8 @@ def read_tournament(tournament_id: str) -> TournamentLog:
 
 def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> Entry:
     """Enter a guest by name, or a registered player (under the player's name)."""
-    with get_database().writing() as connection:
-        log = tournament_logs().load(connection, tournament_id, lock=True)
+    with writing() as connection:
+        log = _locked(connection, tournament_id)
         if player_id is not None:
             known = player_names(connection, [player_id])
             if player_id not in known:
@@ -112,8 +121,8 @@ def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> En
 
 def withdraw_entry(tournament_id: str, entry: int) -> Entry:
     """Withdraw an entry: its results stay, it is never seated again."""
-    with get_database().writing() as connection:
-        log = tournament_logs().load(connection, tournament_id, lock=True)
+    with writing() as connection:
+        log = _locked(connection, tournament_id)
         with _rules():
             events = tournament.decide(log.state, WithdrawEntry(entry))
         log = append(connection, log, events)
@@ -123,8 +132,8 @@ def withdraw_entry(tournament_id: str, entry: int) -> Entry:
 
 def finish_tournament(tournament_id: str) -> TournamentLog:
     """End the tournament between rounds (an open-ended one, or one cut short)."""
-    with get_database().writing() as connection:
-        log = tournament_logs().load(connection, tournament_id, lock=True)
+    with writing() as connection:
+        log = _locked(connection, tournament_id)
         if not log.state.finished:
             _round_in_progress(log.state, "finishing the tournament")
         with _rules():
@@ -145,8 +154,8 @@ class SeatedRound:
 
 def seat_round(tournament_id: str) -> SeatedRound:
     """Seat the next round and open its tables, all in one transaction."""
-    with get_database().writing() as connection:
-        log = tournament_logs().load(connection, tournament_id, lock=True)
+    with writing() as connection:
+        log = _locked(connection, tournament_id)
         if not log.state.finished:
             _round_in_progress(log.state, "seating the next round")
         with _rules():

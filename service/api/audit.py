@@ -3,55 +3,36 @@ heads (``api.md``, Audit, Signatures)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, request
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
 from domain.audit import deal_history, deal_text
-from domain.table import ORGANISER
 from service.api.base import NO_TOKEN, TOKEN_OPTIONAL, Blueprint, organiser_only
-from service.api.tables import created_body, summary
-from service.audit import (
-    BadExport,
-    RawRow,
-    check,
-    check_signature,
-    export_lines,
-    parse_export,
-    stored_rows,
-)
-from service.auth import issue_seat_tokens, viewer_of
+from service.api.tables import created_body
+from service.auth import viewer_of
 from service.commands import table_logs
 from service.db import get_database
 from service.errors import ApiError
-from service.eventstore import EventStore, StoredEvent
-from service.imports import record_import
 from service.jsonbody import MAX_IMPORT_BODY
 from service.models import events
-from service.projections import project_opened_table
+from service.records import export_table, verify_table
+from service.records import import_table as import_records
 from service.schemas.common import ProblemSchema, SigningKeySchema
 from service.schemas.tables import (
     DealHistorySchema,
     DealQuerySchema,
+    ExportQuerySchema,
     ImportQuerySchema,
     TableCreatedSchema,
     VerificationSchema,
 )
 from service.signing import SignedHead, keyring
+from service.tablelog import TableLog
 
 blp = Blueprint("audit", __name__, description="A deal's history, verification, export and import.")
 TEXT = {"type": "string"}
-
-#: What an organiser can do about each refused signature (``POST /tables/import``).
-SIGNATURE_ADVICE = {
-    "unsigned_export": "import it marked unsigned with ?unsigned=true if you trust its source",
-    "untrusted_key": "add the exporting server's public key (its GET /signing-key) to "
-    "CARDLEDGER_TRUSTED_KEYS, or import it marked unsigned with ?unsigned=true",
-    "bad_signature": "a file whose signature fails is refused even with ?unsigned=true",
-}
 
 
 @blp.get("/signing-key", operation_id="getSigningKey", security=NO_TOKEN)
@@ -70,16 +51,26 @@ def get_signing_key() -> dict[str, Any]:
     return {"key_id": signer.key_id, "public_key": signer.public_key}
 
 
-def sign_stream_head(stream: str, version: int) -> SignedHead:
-    """The stream's hash at ``version``, signed: the head a projection read at that version
-    (standings) reflects, whatever was appended since."""
+def stored_head(stream: str, version: int) -> SignedHead:
+    """The stream's head at ``version`` with the signature stored when it was appended (the
+    head a projection read at that version reflects, whatever was appended since)."""
     with get_database().reading() as connection:
-        found = connection.scalar(
-            select(events.c.hash).where(events.c.stream == stream, events.c.version == version)
-        )
+        found = connection.execute(
+            select(events.c.hash, events.c.signature, events.c.key_id).where(
+                events.c.stream == stream, events.c.version == version
+            )
+        ).first()
     if found is None:
         raise ApiError(503, "unreadable_log", f"stream {stream} has no version {version}")
-    return keyring().signer.sign_head(stream, version, found)
+    return SignedHead(version, found.hash, found.signature, found.key_id)
+
+
+def head_of(log: TableLog) -> dict[str, Any]:
+    """The log's head as recorded: its hash and the stored signature (null when it has
+    none: an unsigned import)."""
+    last = log.rows[-1]
+    return {"version": log.version, "hash": last.hash,
+            "signature": last.signature, "key_id": last.key_id}  # fmt: skip
 
 
 @blp.get(
@@ -109,20 +100,16 @@ def get_deal(query: dict[str, str], table_id: str, deal: int) -> Any:
     history = deal_history(log.opened, log.events[1:], deal, viewer, actors)
     if history is None:
         raise ApiError(404, "not_found", f"table {table_id} has no deal {deal}")
-    head = keyring().signer.sign_head(table_id, log.version, log.rows[-1].hash)
+    head = head_of(log)
     if query["format"] == "text":
         signed = (
-            f"Head: version {head.version}, hash {head.hash}\n"
-            f"Signed (Ed25519, key {head.key_id}): {head.signature}\n"
+            f"Signed (Ed25519, key {head['key_id']}): {head['signature']}\n"
+            if head["signature"]
+            else "Unsigned: this head carries no signature\n"
         )
-        return Response(deal_text(table_id, history) + "\n" + signed, mimetype="text/plain")
-    return {"table": table_id, **history, "head": head.as_dict()}
-
-
-def _raw_rows(table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
-    """The stored rows exactly as kept, and the stream's recorded head."""
-    with get_database().reading() as connection:
-        return stored_rows(connection, table_id)
+        text = f"Head: version {head['version']}, hash {head['hash']}\n" + signed
+        return Response(deal_text(table_id, history) + "\n" + text, mimetype="text/plain")
+    return {"table": table_id, **history, "head": head}
 
 
 @blp.get("/tables/<id:table_id>/verify", operation_id="verifyTable")
@@ -130,45 +117,39 @@ def _raw_rows(table_id: str) -> tuple[list[RawRow], tuple[int, str]]:
 @blp.response(
     200,
     VerificationSchema,
-    description="Whether the log is intact and accepted by the engine, with every problem found.",
+    description="Whether the log is intact, signed and accepted by the engine, with every "
+    "problem found.",
 )
 @blp.problems(401, 403, 404)
 def verify(table_id: str) -> Any:
     """Verify a table's log (organiser)
 
-    Re-check the hash chain of the stored rows and replay the log through the engine.
+    Re-check the hash chain of the stored rows and every signature stored with them, and
+    replay the log through the engine.
     """
-    rows, head = _raw_rows(table_id)
-    return check(table_id, rows, head).as_dict()
+    return verify_table(table_id).as_dict()
 
 
 @blp.get("/tables/<id:table_id>/export", operation_id="exportTable", security=TOKEN_OPTIONAL)
+@blp.arguments(ExportQuerySchema(), location="query")
 @blp.response(
     200,
     TEXT,
     content_type="application/x-ndjson",
-    description="JSON Lines (organiser; anyone once the match has ended and every card is public).",
+    description="JSON Lines (organiser; anyone once the match has ended and every card is "
+    'public). The header carries the signature stored with the head, or `"unsigned": true`. '
+    'A running table\'s export leaves out the seed and salt (`"redacted"`) unless the '
+    "organiser asks with `?reveal=true`.",
 )
 @blp.problems(401, 403, 404)
-def export(table_id: str) -> Response:
+def export(query: dict[str, bool], table_id: str) -> Response:
     """Export a table's log
 
     The log as JSON Lines: a header, then every event with its hash.
     """
     with get_database().reading() as connection:
         viewer = viewer_of(connection, table_id)
-        log = table_logs().load(connection, table_id)
-    if viewer != ORGANISER and summary(log)["status"] != "finished":
-        raise ApiError(403, "forbidden", "until the match ends only the organiser may export")
-    rows, (version, head) = _raw_rows(table_id)
-    opened = log.opened
-    signed = keyring().signer.sign_head(table_id, version, head)  # the head as recorded
-    try:
-        text = "".join(export_lines(table_id, opened.game, opened.variant, rows, signed))
-    except ValueError as error:
-        raise ApiError(
-            503, "unreadable_log", f"a stored row of table {table_id} is not JSON: {error}"
-        ) from None
+    text = export_table(table_id, viewer, reveal=query["reveal"]).text
     return Response(
         text,
         mimetype="application/x-ndjson",
@@ -181,7 +162,10 @@ def export(table_id: str) -> Response:
 @blp.arguments(ImportQuerySchema(), location="query")
 @blp.doc(requestBody={"required": True, "content": {"application/x-ndjson": {"schema": TEXT}}})
 @blp.response(
-    201, TableCreatedSchema, description="The table, under its original id, with new seat tokens."
+    201,
+    TableCreatedSchema,
+    description="The table, under its original id, with new seat tokens. It is a record: "
+    "read-only here (409 `imported_read_only` to every action).",
 )
 @blp.alt_response(
     422,
@@ -200,49 +184,9 @@ def import_table(query: dict[str, bool]) -> tuple[dict[str, Any], int]:
     request.max_content_length = MAX_IMPORT_BODY  # a whole log: more than a JSON body
     try:
         text = request.get_data(as_text=True)
-        header, rows = parse_export(text)
-    except (BadExport, UnicodeDecodeError) as bad:
-        line = bad.line if isinstance(bad, BadExport) else 1
-        detail = bad.detail if isinstance(bad, BadExport) else "the file is not UTF-8 text"
-        raise ApiError(422, "import_rejected", detail, extra={"line": line}) from None
-    table_id = header["id"]
-    report = check(table_id, rows)
-    if not report.ok:
-        first = report.problems[0]
+    except UnicodeDecodeError:
         raise ApiError(
-            422,
-            "import_rejected",
-            f"line {first.version + 1}: {first.detail}",
-            extra={"line": first.version + 1, "problems": [p.as_dict() for p in report.problems]},
-        )
-    fault = check_signature(header, keyring().trusted)
-    if fault is not None and (fault.code == "bad_signature" or not query["unsigned"]):
-        detail = f"{fault.detail}: {SIGNATURE_ADVICE[fault.code]}"
-        raise ApiError(422, fault.code, detail, extra={"line": 1})
-    signer = None if fault else header["key_id"]
-    stored = [
-        StoredEvent(
-            table_id,
-            r.version,
-            r.type,
-            r.schema,
-            json.loads(r.data),
-            r.recorded_at,
-            r.hash,
-            r.actor,
-        )
-        for r in rows
-    ]
-    try:
-        with get_database().writing() as connection:
-            EventStore(connection).restore(table_id, "table", stored)
-            record_import(connection, table_id, signer)
-            log = table_logs().load(connection, table_id)
-            project_opened_table(
-                connection, log
-            )  # its summary; a bot to move: the sweep resumes it
-            humans = (s for s, seat in enumerate(log.opened.seats) if not seat.get("bot"))
-            tokens = issue_seat_tokens(connection, table_id, humans)
-    except IntegrityError:
-        raise ApiError(409, "table_exists", f"table {table_id} is already here") from None
-    return created_body(log, tokens), 201
+            422, "import_rejected", "the file is not UTF-8 text", extra={"line": 1}
+        ) from None
+    imported = import_records(text, unsigned=query["unsigned"])
+    return created_body(imported.log, imported.tokens), 201

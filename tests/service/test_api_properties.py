@@ -20,7 +20,7 @@ from domain.events import TableOpened, event_type, to_data
 from domain.games import bottle_imp as engine
 from domain.match import MatchRules
 from domain.table import ORGANISER, SeatSpec, Table
-from service.commands import LOGS_KEY
+from service.tablelog import LOGS_KEY
 from service.db import get_database
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN, make_test_app

@@ -41,7 +41,9 @@ from service.cli import main as cardledger
 from service.db import get_database
 from service.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
 from service.models import events, streams
+from service.signing import new_private_key
 from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.service.log_damage import tampering
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -203,8 +205,11 @@ def assert_problem(response: TestResponse, status: int, code: str) -> Json:
     return body
 
 
-def export_of(client: FlaskClient, table_id: str, headers: Headers = ORGANISER) -> str:
-    response = client.get(f"/tables/{table_id}/export", headers=headers)
+def export_of(
+    client: FlaskClient, table_id: str, headers: Headers = ORGANISER, reveal: bool = False
+) -> str:
+    query = "?reveal=true" if reveal else ""
+    response = client.get(f"/tables/{table_id}/export{query}", headers=headers)
     assert response.status_code == 200, response.get_json()
     assert response.mimetype == NDJSON
     return response.get_data(as_text=True)
@@ -219,13 +224,6 @@ def import_file(
 def but_import(table_summary: Json) -> Json:
     """A summary without ``import``: how the table came to this server."""
     return {k: v for k, v in table_summary.items() if k != "import"}
-
-
-def but_signature(export: str) -> list[Json]:
-    """An export's lines without the header's ``signature`` and ``key_id``: two servers
-    holding the same log export it alike, each signing with its own key."""
-    header, *lines = (json.loads(line) for line in export.splitlines())
-    return [{k: v for k, v in header.items() if k not in ("signature", "key_id")}, *lines]
 
 
 def verify(client: FlaskClient, table_id: str) -> Json:
@@ -727,9 +725,13 @@ def backend_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return url
 
 
+#: The tampering tests' server key: a restarted process is the same server.
+BACKEND_KEY = new_private_key()
+
+
 @pytest.fixture(scope="module")
 def backend_app(backend_url: str) -> Iterator[Flask]:
-    app = make_test_app(backend_url)
+    app = make_test_app(backend_url, signing_key=BACKEND_KEY)
     yield app
     get_database(app).engine.dispose()
 
@@ -742,23 +744,23 @@ def stored_rows(app: Flask, table_id: str) -> list[Any]:
 
 def change_row(app: Flask, table_id: str, version: int, **values: Any) -> None:
     where = (events.c.stream == table_id) & (events.c.version == version)
-    with get_database(app).engine.begin() as connection:
+    with tampering(get_database(app).engine) as connection:
         assert connection.execute(update(events).where(where).values(**values)).rowcount == 1
 
 
 def delete_row(app: Flask, table_id: str, version: int) -> None:
     where = (events.c.stream == table_id) & (events.c.version == version)
-    with get_database(app).engine.begin() as connection:
+    with tampering(get_database(app).engine) as connection:
         assert connection.execute(delete(events).where(where)).rowcount == 1
 
 
-def forge(app: Flask, table_id: str, version: int, change: Callable[[Json], Json]) -> None:
+def forge(app: Flask, table_id: str, version: int, change: Callable[[Json], Json]) -> int:
     """A consistent forgery: rewrite one event's data, then re-hash it and every later row
     with the documented chain, and move the stream's head, as an insider with database
-    access could."""
+    access could. The first version from ``version`` on whose stored signature it breaks."""
     rows = stored_rows(app, table_id)
     previous = rows[version - 2].hash if version > 1 else GENESIS
-    with get_database(app).engine.begin() as connection:
+    with tampering(get_database(app).engine) as connection:
         for row in rows[version - 1 :]:
             data = json.loads(row.data)
             if row.version == version:
@@ -773,6 +775,7 @@ def forge(app: Flask, table_id: str, version: int, change: Callable[[Json], Json
                 .values(data=canonical_json(data), hash=previous)
             )
         connection.execute(update(streams).where(streams.c.id == table_id).values(head=previous))
+    return int(next(r.version for r in rows[version - 1 :] if r.signature is not None))
 
 
 def stack_the_deal(data: Json) -> Json:
@@ -839,15 +842,16 @@ def tamper_tail(app: Flask, table_id: str, rows: list[Any]) -> tuple[int, set[st
 def tamper_deal(app: Flask, table_id: str, rows: list[Any]) -> tuple[int, set[str]]:
     row = first_of(rows, "DealStarted")
     forge(app, table_id, row.version, stack_the_deal)
-    return row.version, {"mismatch", "rejected"}
+    return row.version, {"mismatch", "rejected", "bad_signature"}
 
 
 def tamper_salt(app: Flask, table_id: str, rows: list[Any]) -> tuple[int, set[str]]:
     """The salt dropped from ``TableOpened`` and every hash recomputed: the log now claims
-    deals from the bare seed, which the re-deal refutes at the first deal."""
+    deals from the bare seed, which the re-deal refutes at the first deal; and the head
+    signed when the table opened no longer matches."""
     assert "salt" in json.loads(rows[0].data)
-    forge(app, table_id, 1, lambda data: {k: v for k, v in data.items() if k != "salt"})
-    return first_of(rows, "DealStarted").version, {"mismatch"}
+    signed = forge(app, table_id, 1, lambda data: {k: v for k, v in data.items() if k != "salt"})
+    return signed, {"bad_signature"}
 
 
 TAMPERING = {
@@ -897,8 +901,9 @@ def test_verify_reports_a_stored_row_changed_in_the_database(
     first = report["problems"][0]
     assert first["version"] == version and first["code"] in codes, report["problems"]
     assert all(p["version"] >= version for p in report["problems"]), report["problems"]
-    if tamper in (tamper_deal, tamper_salt):  # a consistent forgery: the engine objects
-        assert "broken_chain" not in {p["code"] for p in report["problems"]}
+    if tamper in (tamper_deal, tamper_salt):  # a consistent forgery: the engine objects,
+        codes = {p["code"] for p in report["problems"]}  # and the stored signatures
+        assert "broken_chain" not in codes and {"mismatch", "bad_signature"} <= codes
 
 
 def survey(client: FlaskClient, table_id: str) -> list[tuple[str, int, str | None]]:
@@ -928,7 +933,7 @@ def test_a_corrupted_table_answers_503_or_still_works_but_never_500(
     table = played_table(client)
     tamper(backend_app, table.id, stored_rows(backend_app, table.id))
 
-    restarted = make_test_app(backend_url, migrate=False)  # a process that never cached it
+    restarted = make_test_app(backend_url, migrate=False, signing_key=BACKEND_KEY)  # uncached
     try:
         seen = [("restarted", *a) for a in survey(restarted.test_client(), table.id)]
     finally:
@@ -961,7 +966,7 @@ def test_a_new_table_verifies_with_one_event(client: FlaskClient) -> None:
 
 def test_an_export_is_a_header_then_each_event_with_its_chained_hash(client: FlaskClient) -> None:
     table, now = bottle_imp_in_play(client, plays=4)
-    response = client.get(f"/tables/{table.id}/export", headers=ORGANISER)
+    response = client.get(f"/tables/{table.id}/export?reveal=true", headers=ORGANISER)
     assert response.status_code == 200 and response.mimetype == NDJSON
     assert f"table-{table.id}.jsonl" in response.headers["Content-Disposition"]
     header, *lines = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
@@ -994,6 +999,42 @@ def test_an_export_is_a_header_then_each_event_with_its_chained_hash(client: Fla
         previous = chain_hash(previous, canonical)
         assert line["hash"] == previous, version
     assert verify(client, table.id)["head"] == previous
+
+
+def test_a_running_tables_export_leaves_out_the_seed_and_salt_unless_asked(
+    client: FlaskClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file travels: with the seed and salt in it anyone holding it could deal every hand
+    still to come. The rest of the record is as revealed, line for line."""
+    table, _ = bottle_imp_in_play(client, plays=4)
+    revealed = export_of(client, table.id, reveal=True).splitlines()
+    kept = export_of(client, table.id).splitlines()
+    header, opened = json.loads(kept[0]), json.loads(kept[1])
+    assert header == {**json.loads(revealed[0]), "redacted": ["seed", "salt"]}
+    assert (opened["data"]["seed"], opened["data"]["salt"], opened["redacted"]) == (
+        None, None, ["seed", "salt"]
+    )  # fmt: skip
+    for mine, whole in zip(kept[1:], revealed[1:], strict=True):
+        line, full = json.loads(mine), json.loads(whole)
+        assert line["hash"] == full["hash"]  # every stored hash, as given
+        if "redacted" in line:  # the opening, and each deal (its seed is made of both)
+            assert all(line["data"][k] is None for k in line["redacted"]), line
+            assert {**full["data"], **dict.fromkeys(line["redacted"])} == line["data"]
+        else:
+            assert line == full
+    assert [json.loads(line)["type"] for line in kept[1:] if "redacted" in line] == [
+        "TableOpened", "DealStarted"
+    ]  # fmt: skip
+    salt = json.loads(revealed[1])["data"]["salt"]
+    assert table.seed not in "".join(kept) and salt not in "".join(kept)
+    path = tmp_path / "running.jsonl"
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    assert cardledger(["verify", str(path)]) == 1
+    assert "redacted" in capsys.readouterr().out  # checked as far as it can be, and says so
+    response = client.post(
+        "/tables/import", data="\n".join(kept) + "\n", headers=ORGANISER, content_type=NDJSON
+    )
+    assert_problem(response, 422, "import_rejected")
 
 
 def test_only_the_organiser_exports_a_match_in_progress(client: FlaskClient) -> None:
@@ -1032,7 +1073,7 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
         play_until(client, table, rng, lambda s: s["version"] >= 8)
         act(client, table, {"type": "adjust", "seat": 1, "points": -5, "reason": "late"})
         play_until(client, table, rng, lambda s: s["version"] >= 14)
-    original = export_of(client, table.id)
+    original = export_of(client, table.id, reveal=not finish)
 
     response = import_file(second_client, original)
     assert response.status_code == 201, response.get_json()
@@ -1061,20 +1102,20 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
     assert_problem(old_token, 401, "unauthorized")
     report = verify(second_client, table.id)
     assert report["ok"] is True and report["head"] == verify(client, table.id)["head"]
-    assert but_signature(export_of(second_client, table.id)) == but_signature(original)
+    # The copy exports as it came, under its origin's signature, never its importer's.
+    assert export_of(second_client, table.id, reveal=True) == original
 
     assert_problem(import_file(second_client, original), 409, "table_exists")
     assert_problem(import_file(client, original), 409, "table_exists")
 
-    if not finish:  # the copy plays on exactly like the original, with its new seat tokens
-        while not finished(here := get_state(client, table)):
-            action = rng.choice(here["legal_actions"])
-            seat = action.get("seat")
-            act(client, table, action)
-            mine = isinstance(seat, int) and seat < len(copy.tokens)
-            act(second_client, copy, action, copy.seat(seat) if mine else ORGANISER)
-        assert but_import(summary(second_client, copy)) == but_import(summary(client, table))
-        assert verify(second_client, table.id)["ok"] is True
+    # A record of play elsewhere, never a table to play on here (a mid-match export must
+    # not be played on differently under the same id).
+    if not finish:
+        action = get_state(client, table)["legal_actions"][0]
+        assert_problem(post_action(second_client, copy, action), 409, "imported_read_only")
+    ruling = {"type": "adjust", "seat": 0, "points": 1, "reason": "probe"}
+    assert_problem(post_action(second_client, copy, ruling), 409, "imported_read_only")
+    assert get_state(second_client, copy)["version"] == created["version"]
 
 
 def test_only_the_organiser_imports(client: FlaskClient, second_client: FlaskClient) -> None:
@@ -1342,7 +1383,7 @@ def test_a_salted_table_exports_imports_and_verifies_with_its_salt(
     assert (copy["seed"], copy["salt"]) == ("salted-trip", salt)
     assert but_import(copy) == but_import(revealed)
     assert verify(second_client, table.id)["ok"] is True
-    assert but_signature(export_of(second_client, table.id)) == but_signature(original)
+    assert export_of(second_client, table.id) == original
 
     path = tmp_path / "salted.jsonl"
     path.write_text(original, encoding="utf-8")
@@ -1489,13 +1530,15 @@ def test_a_ruling_changed_in_the_database_is_caught_by_the_next_score_line(
     ruling = act(client, table, RULING)["version"]
     play_until(client, table, rng, lambda s: s["deal"] == 2)
     assert verify(client, table.id)["ok"] is True
+    scored = next(e["version"] for e in all_events(client, table) if e["type"] == "DealScored")
 
     forge(app, table.id, ruling, lambda data: {**data, "points": -50})
 
     report = verify(client, table.id)
     assert report["ok"] is False
-    scored = next(e["version"] for e in all_events(client, table) if e["type"] == "DealScored")
-    assert [(p["version"], p["code"]) for p in report["problems"]] == [(scored, "mismatch")]
+    found = [(p["version"], p["code"]) for p in report["problems"]]
+    assert found[0] == (ruling, "bad_signature")  # the head signed when it was recorded
+    assert (scored, "mismatch") in found  # and the engine, which needs no key
 
 
 def test_a_ruling_flows_into_the_tournament_standings(client: FlaskClient) -> None:

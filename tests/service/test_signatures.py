@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from werkzeug.test import TestResponse
 
 from service.app import create_app
@@ -44,9 +44,10 @@ from service.cli import main as cardledger
 from service.config import Config
 from service.db import get_database
 from service.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
-from service.models import events
+from service.models import events, table_imports
 from service.signing import ensure_signing_key, new_private_key
 from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.service.log_damage import rewrite_from, stored
 
 Json = dict[str, Any]
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -108,6 +109,7 @@ def state(client: FlaskClient, table_id: str) -> Json:
 
 
 RULING = {"type": "adjust", "seat": 1, "points": -10, "reason": "revoke in trick 1"}
+RULING_DATA = {k: v for k, v in RULING.items() if k != "type"}
 
 
 def ruled_table(client: FlaskClient, seed: str) -> str:
@@ -123,7 +125,8 @@ def ruled_table(client: FlaskClient, seed: str) -> str:
 
 
 def export_of(client: FlaskClient, table_id: str) -> str:
-    response = client.get(f"/tables/{table_id}/export", headers=ORGANISER)
+    """The organiser's whole record (the tables here are mid-deal: ``?reveal=true``)."""
+    response = client.get(f"/tables/{table_id}/export?reveal=true", headers=ORGANISER)
     assert response.status_code == 200, response.get_json()
     return response.get_data(as_text=True)
 
@@ -282,8 +285,9 @@ def test_the_untouched_export_imports_elsewhere_and_verifies_with_the_key(
     mark = ok_json(trusting.get(f"/tables/{header['id']}"))["import"]
     assert (mark["signed"], mark["key_id"]) == (True, header["key_id"])
     assert isinstance(mark["at"], str) and mark["at"]
-    exported = export_of(trusting, header["id"])  # the log, byte for byte, under its new signer
-    assert exported.splitlines()[1:] == ruled_export.splitlines()[1:]
+    # The copy exports byte for byte as it came: under its origin's signature, never under
+    # the importer's (which vouches for nothing it did not record).
+    assert export_of(trusting, header["id"]) == ruled_export
 
 
 FORGERS = {  # what the forger does with the header's signature, and the code that refuses it
@@ -395,6 +399,9 @@ def test_an_unsigned_file_imports_only_on_request_and_is_marked(
     assert summary["import"]["signed"] is False and summary["import"]["key_id"] is None
     assert summary["version"] == header["events"]
     assert ok_json(origin.get(f"/tables/{header['id']}"))["import"] is None
+    # No laundering: re-exported, it still says unsigned and carries no signature at all.
+    again, _ = lines_of(export_of(trusting, header["id"]))
+    assert again == {**unsigned(header), "unsigned": True}
 
 
 def test_a_file_signed_by_an_untrusted_key_imports_unsigned_on_request(
@@ -409,6 +416,8 @@ def test_a_file_signed_by_an_untrusted_key_imports_unsigned_on_request(
         assert import_file(client, exported, "?unsigned=true").status_code == 201
         mark = ok_json(client.get(f"/tables/{table_id}"))["import"]
         assert (mark["signed"], mark["key_id"]) == (False, None)
+        again, _ = lines_of(export_of(client, table_id))  # unchecked: not passed on as signed
+        assert again["unsigned"] is True and "signature" not in again and "key_id" not in again
     finally:
         get_database(stranger).engine.dispose()
 
@@ -488,3 +497,70 @@ def test_standings_carry_the_tournaments_signed_head(origin: FlaskClient) -> Non
         "key-id": head["key_id"],
     }
     assert head["signature"] in html.split("</table>")[1]  # printed, not only an attribute
+
+
+# --- heads are signed when appended, never when read (issue 18, findings 2 and 3) ----------
+
+
+def test_a_history_rewritten_in_the_database_is_never_signed_by_this_server(
+    origin: FlaskClient, trusting: FlaskClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ruling's points changed in the database and every hash after it and the head
+    recomputed: the chain checks, but the signatures stored when each head was appended
+    do not, so verify fails at the ruling, and neither an export nor a hand record comes
+    out signed for the rewritten head."""
+    table_id = ruled_table(origin, "rewritten")
+    before = export_of(origin, table_id)
+    engine = get_database(origin.application).engine
+    ruling = next(r.version for r in stored(engine, table_id) if r.type == "Adjusted")
+    rewrite_from(engine, table_id, ruling, {**RULING_DATA, "points": 90})
+
+    report = ok_json(origin.get(f"/tables/{table_id}/verify", headers=ORGANISER))
+    assert report["ok"] is False
+    assert (report["problems"][0]["version"], report["problems"][0]["code"]) == (
+        ruling, "bad_signature"
+    )  # fmt: skip
+    assert "broken_chain" not in {p["code"] for p in report["problems"]}
+
+    header, items = lines_of(export_of(origin, table_id))
+    assert header["head"] != lines_of(before)[0]["head"]  # the rewritten head...
+    assert header["signature"] == lines_of(before)[0]["signature"]  # ...under the old word
+    assert not signs(ORIGIN_PUBLIC, table_id, header["events"], header["head"],
+                     header["signature"])  # fmt: skip
+    body = assert_problem(import_file(trusting, text_of(header, items)), 422, "bad_signature")
+    assert body["line"] == 1
+    path = tmp_path / "rewritten.jsonl"
+    path.write_text(text_of(header, items), encoding="utf-8")
+    assert run_verify(capsys, path, "--key", ORIGIN_PUBLIC)[0] == 1
+
+    history = origin.get(f"/tables/{table_id}/deals/1", headers=ORGANISER)
+    assert history.status_code == 200
+    head = history.get_json()["head"]  # the verified prefix's own stored head, not a new one
+    assert head["version"] < ruling and signs(
+        ORIGIN_PUBLIC, table_id, head["version"], head["hash"], head["signature"]
+    )
+
+
+def test_a_table_passed_off_as_an_unsigned_import_in_the_database_is_caught(
+    origin: FlaskClient,
+) -> None:
+    """An import mark is attested by the server, so a table recorded here cannot be turned
+    into an 'unsigned import' behind its back to escape the signed-head check."""
+    table_id = ruled_table(origin, "passed-off")
+    engine = get_database(origin.application).engine
+    with engine.begin() as connection:
+        connection.execute(
+            insert(table_imports).values(
+                table_id=table_id, signed=False, key_id=None, imported_at="2026-01-01T00:00:00Z"
+            )
+        )
+    fresh = make_test_app(str(engine.url.render_as_string(hide_password=False)), migrate=False,
+                          signing_key=ORIGIN_KEY)  # fmt: skip
+    try:
+        client = fresh.test_client()
+        report = ok_json(client.get(f"/tables/{table_id}/verify", headers=ORGANISER))
+        assert "unattested_import" in {p["code"] for p in report["problems"]}, report
+        damaged = ok_json(client.get(f"/tables/{table_id}"))["damaged"]
+        assert damaged["code"] == "unattested_import", damaged
+    finally:
+        get_database(fresh).engine.dispose()

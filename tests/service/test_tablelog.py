@@ -10,6 +10,7 @@ from domain.games import bottle_imp as g
 from service.commands import table_logs
 from service.db import get_database
 from service.eventstore import EventStore
+from service.signing import new_private_key
 from service.tablelog import fresh
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
@@ -18,7 +19,8 @@ ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 def test_two_processes_sharing_a_database_agree_with_a_fresh_replay(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    one, two = make_test_app(url), make_test_app(url)
+    key = new_private_key()  # one server: its processes share its signing key
+    one, two = make_test_app(url, signing_key=key), make_test_app(url, signing_key=key)
     clients = [one.test_client(), two.test_client()]
     created = (
         clients[0]
