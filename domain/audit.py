@@ -11,6 +11,7 @@ deck shows as a mismatch.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -184,7 +185,7 @@ def deal_text(table_id: str, history: dict[str, Any]) -> str:
         "",
     ]
     for e in history["events"]:
-        who = e["by"]
+        who = _text(e["by"])
         line = f"v{e['version']:<5} {who:<10} {e['type']:<16} {_fmt(e['data'])}"
         if e.get("legal"):
             line += f"   [could: {_choices(e['legal'])}]"
@@ -196,10 +197,32 @@ def deal_text(table_id: str, history: dict[str, Any]) -> str:
 
 def _fmt(data: Any) -> str:
     if isinstance(data, dict):
-        return ", ".join(f"{k}={_fmt(v)}" for k, v in data.items())
+        return ", ".join(f"{_text(k)}={_fmt(v)}" for k, v in data.items())
     if isinstance(data, list):
         return "[" + " ".join(_fmt(v) for v in data) + "]"
-    return "?" if data is None else str(data)
+    return "?" if data is None else _text(str(data))
+
+
+def _text(value: str) -> str:
+    """Free text (an adjustment's reason, a name) kept on its line of the hand record: a
+    backslash, and every character that could end a line, move the cursor or turn the
+    text around (Unicode's control, format and separator characters: newlines, ESC, bidi
+    overrides), written as an escape (``\\n``, ``\\x1b``, ``\\u202e``), so no
+    text can forge a line of the record."""
+    return "".join(_ESCAPES.get(c) or (_escaped(c) if _hidden(c) else c) for c in value)
+
+
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _hidden(char: str) -> bool:
+    return unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else (
+        f"\\U{code:08x}")  # fmt: skip
 
 
 def _choices(bodies: list[dict[str, Any]]) -> str:

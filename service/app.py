@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Response, current_app
+from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
 
-from service import botplay, db, followups, house
+from service import botplay, db, followups, headers, house
 from service.chores import cardledger
 from service.config import Config
 from service.errors import register_error_handlers
@@ -29,7 +29,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.json = ClientJsonProvider(app)  # a client's JSON: no deep nesting, no key twice
     app.json.sort_keys = False  # keep the documented field order
     app.config["MAX_CONTENT_LENGTH"] = MAX_JSON_BODY  # the import route raises its own limit
-    app.after_request(_private)
+    headers.install(app)  # no-store, CSP, nosniff, no framing, no referrer: every response
     db.init_app(app, config.database_url)
     register_error_handlers(app)
     register_blueprints(app)
@@ -44,14 +44,3 @@ class ClientJsonProvider(DefaultJSONProvider):
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return loads(s)
-
-
-def _private(response: Response) -> Response:
-    """Nothing we answer may be kept by a cache or leak a page's ``?token=`` link onward.
-
-    A response can carry a hand, a seat token or a whole log, so each is ``no-store``
-    unless its route chose its own ``Cache-Control`` (none that carries a secret may).
-    """
-    response.headers.setdefault("Cache-Control", "no-store")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    return response

@@ -266,3 +266,42 @@ player_skeletons = Table(
     Column("skeleton", String(64), primary_key=True),  # SHA-256 of the skeleton
     Column("player_id", String(64), ForeignKey("streams.id"), nullable=False),
 )
+
+# --- the organiser's console (``service/pages/console.py``): sessions, form keys, names ---
+
+# An organiser's browser session (``service.organiser_sessions``): the console link's
+# token is exchanged for a random session id, and the cookie holds only that id. Stored
+# hashed, with its expiry and the hash of the organiser token that opened it (a new token
+# ends every session); logging out deletes the row.
+organiser_sessions = Table(
+    "organiser_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),  # SHA-256 of the cookie's session id
+    Column("token_hash", String(64), nullable=False),  # SHA-256 of the organiser token
+    Column("created_at", String(32), nullable=False),
+    Column("expires_at", String(32), nullable=False),
+    Index("ix_organiser_sessions_expiry", "expires_at"),
+)
+
+# Each console form carries a one-time key (``service.pages.formkeys``): the first post
+# records it with what it answered, so a second post of the same form does nothing and
+# answers the same. ``outcome`` is null while its work is still under way.
+form_keys = Table(
+    "form_keys",
+    metadata,
+    Column("key_hash", String(64), primary_key=True),  # SHA-256 of the form's key
+    Column("form", String(200), nullable=False),  # the path it was posted to
+    Column("outcome", Text),  # JSON: {"redirect": path} | {"shown": what}
+    Column("created_at", String(32), nullable=False),
+    Index("ix_form_keys_created", "created_at"),
+)
+
+# The TR39 skeleton of every registered player's name (``domain.names``, held by
+# ``service.players``), unique: two players whose names look alike cannot both register,
+# however close together they ask.
+player_skeletons = Table(
+    "player_skeletons",
+    metadata,
+    Column("skeleton", String(64), primary_key=True),  # SHA-256 of the skeleton
+    Column("player_id", String(64), ForeignKey("streams.id"), nullable=False),
+)

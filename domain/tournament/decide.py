@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from domain.errors import RuleViolation
 from domain.games import game
 from domain.match import MatchRules
+from domain.names import confusable, lookalike
 from domain.shuffle import deal_key
 from domain.table import SeatSpec, Table
 from domain.tournament import pairing
@@ -166,6 +167,9 @@ def decide(state: Tournament, command: Any) -> list[Any]:
                 raise RuleViolation(
                     "duplicate_entry", f"{name!r} has already entered (entry {e.entry})"
                 )
+        clash = lookalike(name, [e.name for e in state.entries.values()])
+        if clash is not None:  # a name that reads as another entry's (``domain.names``)
+            raise confusable(name, clash, "in this tournament")
         return [EntryAdded(len(state.entries) + 1, name, command.player_id)]
     if type(command) is WithdrawEntry:
         entry = state.entries.get(command.entry)

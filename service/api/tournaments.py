@@ -250,13 +250,18 @@ def standing_rows(rows: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
+    """The standings as CSV. A text cell a spreadsheet would take for a formula (one that
+    starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, as a player named
+    ``=HYPERLINK(…)`` would) is written with a leading ``'`` (OWASP's advice for CSV
+    injection); numbers stay numbers, so a score of -10 is still -10."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_HEADER)
     for row in rows:
         h2h = row["tiebreaks"]["head_to_head"]
         writer.writerow(
-            [
+            _inert(cell)
+            for cell in (
                 row["rank"],
                 row["player"],
                 row["match_points"],
@@ -268,9 +273,19 @@ def _csv(rows: list[dict[str, Any]]) -> str:
                 row["tiebreaks"]["buchholz"],
                 "" if h2h is None else h2h,
                 "true" if row["withdrawn"] else "false",
-            ]
+            )
         )
     return out.getvalue()
+
+
+#: What makes a spreadsheet read a cell as a formula (or split it into one).
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(cell: Any) -> Any:
+    if isinstance(cell, str) and cell.startswith(FORMULA_LEADS):
+        return "'" + cell
+    return cell
 
 
 @blp.get(

@@ -3,8 +3,9 @@ it, and the replay of a deal (``api.md``, Pages).
 
 Pages read through the same code as the API (``table_logs``, ``view``, ``deal_history``).
 Who opens a table's page comes from a cookie (``service.pages.session``): a link's
-``?token=`` is exchanged once for an HttpOnly cookie and a redirect to the clean address,
-so no token stays in an address bar, a history or a Referer. The viewer is then the
+``?token=`` is exchanged once for an HttpOnly cookie (a seat's token, or an organiser's
+session) and a redirect to the clean address, so no token stays in an address bar, a
+history or a Referer. The viewer is then the
 organiser, a seat of the table, or the public. No route here has a ``---`` docstring:
 pages are not part of the JSON contract in ``openapi.yaml``; the live table page's own
 JSON endpoints are in ``service.pages.play``.
@@ -38,8 +39,7 @@ def _load(table_id: str) -> tuple[TableLog, Viewer]:
 
 def _exchange(table_id: str) -> BaseResponse | None:
     """A link's token: checked, stored in a cookie, and the clean address to go to."""
-    with get_database().reading() as connection:
-        return session.exchange_for_table(connection, table_id)
+    return session.exchange_for_table(table_id)
 
 
 @blueprint.get("/")
@@ -74,7 +74,7 @@ def table_page(table_id: str) -> BaseResponse:
     if (moved := _exchange(table_id)) is not None:
         return moved
     log, viewer = _load(table_id)
-    token = session.cookie_token(table_id) if viewer is not None else None
+    token = session.cookie_secret(table_id) if viewer is not None else None
     with get_database().reading() as connection:
         seating = listing.seating_of(connection, table_id)
     page = render_template(

@@ -17,9 +17,10 @@ def html(page: str, status: int = 200) -> Response:
     return response
 
 
-def error_page(status: int, code: str, detail: str) -> Response:
-    return html(render_template("pages/error.html", status=status, code=code, detail=detail),
-                status)  # fmt: skip
+def error_page(status: int, code: str, detail: str, back: str | None = None) -> Response:
+    """The refusal in words, with its status and stable code (and a way ``back``)."""
+    page = render_template("pages/error.html", status=status, code=code, detail=detail, back=back)
+    return html(page, status)
 
 
 def _api_error(error: ApiError) -> Response:

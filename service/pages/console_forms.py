@@ -4,6 +4,8 @@ Every rule option a game registers (``GameSpec.options``: "what it takes (defaul
 becomes one form field: a choice between the quoted words, true/false, or a whole number,
 its default preselected. A form's text comes back as the JSON body ``POST /tables`` and
 ``POST /tournaments`` take, so the console checks it with the same schemas and commands.
+Reading a form only turns text into JSON types (a whole number from ASCII digits, a flag
+from "true" or "false"); what is allowed is the schemas' and the rules' to say.
 
 How long a default match runs is measured once per game, variant and table size by a
 short simulation between random bots (``domain.bots.simulate``), and remembered.
@@ -89,7 +91,7 @@ def read_options(
                 continue
             options[f.name] = raw == "true"
         elif f.kind == "int":
-            if not re.fullmatch(r"-?\d{1,6}", raw):
+            if not _WHOLE.fullmatch(raw):
                 errors[f.name] = f"{f.label} takes {f.takes}"
                 continue
             options[f.name] = int(raw)
@@ -98,13 +100,18 @@ def read_options(
     return options, errors
 
 
+#: A whole number as a form sends it: ASCII digits (not "²", not "٣"), a sign, and few
+#: enough digits to read at once; how large it may be is the schema's to say.
+_WHOLE = re.compile(r"[+-]?[0-9]{1,30}")
+
+
 def whole(form: Mapping[str, str], name: str, errors: dict[str, str]) -> int | None:
     """A whole-number field; blank is ``None``."""
     raw = form.get(name, "").strip()
     if raw == "":
         return None
-    if not re.fullmatch(r"-?\d{1,9}", raw):
-        errors[name] = "a whole number"
+    if not _WHOLE.fullmatch(raw):
+        errors[name] = "a whole number, in the digits 0 to 9"
         return None
     return int(raw)
 
@@ -131,7 +138,10 @@ def read_seats(form: Mapping[str, str], count: int) -> tuple[list[dict[str, str]
     for i in range(count):
         kind = form.get(f"seat-{i}-kind", "empty")
         who = form.get(f"seat-{i}-who", "").strip()
-        if kind == "empty" or kind not in SEAT_KINDS:
+        if kind not in SEAT_KINDS:
+            errors[f"seat-{i}"] = "choose who sits here"
+            continue
+        if kind == "empty":
             continue
         if kind.startswith("bot:"):
             seats.append({"bot": kind[4:]})
@@ -140,6 +150,54 @@ def read_seats(form: Mapping[str, str], count: int) -> tuple[list[dict[str, str]
         else:
             seats.append({"name": who} if kind == "person" else {"player_id": who})
     return seats, errors
+
+
+def table_body(spec: GameSpec, form: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The new-table form as ``POST /tables``'s body, and the fields it could not read."""
+    options, errors = read_options(spec, form)
+    seats, seat_errors = read_seats(form, max_seats(spec))
+    errors.update(seat_errors)
+    target = whole(form, "target_score", errors)
+    deals = whole(form, "max_deals", errors)
+    dealer = whole(form, "first_dealer", errors)
+    body: dict[str, Any] = {
+        "game": spec.id,
+        "variant": form.get("variant") or spec.default_variant,
+        "seats": seats,
+        "rules": {**options, **({"first_dealer": dealer} if dealer is not None else {})},
+    }
+    if target is not None:
+        body["target_score"] = target
+    if deals is not None:
+        body["max_deals"] = deals
+    if form.get("seed", "").strip():
+        body["seed"] = form["seed"].strip()
+    return body, errors
+
+
+def tournament_body(
+    spec: GameSpec, form: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The new-tournament form as ``POST /tournaments``'s body, and the fields it could
+    not read."""
+    options, errors = read_options(spec, form)
+    body: dict[str, Any] = {
+        "name": form.get("name", ""),
+        "game": spec.id,
+        "variant": form.get("variant") or spec.default_variant,
+        "rules": options,
+        "table_size": whole(form, "table_size", errors),
+        "pairing": form.get("pairing") or "swiss",
+        "fill_with_bots": "random" if form.get("fill_with_bots") else None,
+        "rounds": whole(form, "rounds", errors),
+    }
+    for name in ("target_score", "max_deals"):
+        value = whole(form, name, errors)
+        if value is not None:
+            body[name] = value
+    if form.get("seed", "").strip():
+        body["seed"] = form["seed"].strip()
+    return body, errors
 
 
 # --- how long a default match runs --------------------------------------------------------
@@ -243,6 +301,8 @@ __all__ = [
     "read_options",
     "read_seats",
     "seat_kind_label",
+    "table_body",
     "table_sizes",
+    "tournament_body",
     "whole",
 ]

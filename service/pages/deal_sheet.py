@@ -100,8 +100,11 @@ OH_QUAY = DealSheet(_quay_deck, _quay_piles)
 
 
 def _card(game: str, text: str) -> Any:
-    """A typed or tapped card in the body's notation (the Bottle Imp's are numbers)."""
-    return int(text) if game == "bottle-imp" and text.isdigit() else text
+    """A typed or tapped card in the body's notation (the Bottle Imp's are numbers, in
+    ASCII digits: "²" or a 5,000-digit number stays text, for the rules to refuse)."""
+    if game == "bottle-imp" and text.isascii() and text.isdigit() and len(text) <= 3:
+        return int(text)
+    return text
 
 
 def body(log: TableLog, chosen: Sequence[Pile], form: Mapping[str, str]) -> dict[str, Any]:
@@ -110,8 +113,9 @@ def body(log: TableLog, chosen: Sequence[Pile], form: Mapping[str, str]) -> dict
     out: dict[str, Any] = {"type": "deal"}
     for pile in chosen:
         cards = [_card(game, c) for c in form.get(pile.field, "").split()]
-        if pile.marks:
-            out[str(pile.path[0])] = cards[0] if cards else None
+        if pile.marks:  # left out when empty: the rules say what is missing
+            if cards:
+                out[str(pile.path[0])] = cards[0]
             continue
         node: Any = out
         *parents, last = pile.path

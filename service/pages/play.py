@@ -71,7 +71,7 @@ def news(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         if log.version <= after:  # the page's poll, most of the time: nothing to render
             return {"version": log.version, "finished": log.finished, "html": None}, 200, headers
         viewer = session.page_viewer(connection, table_id)
-    token = session.cookie_token(table_id) if viewer is not None else None
+    token = session.cookie_secret(table_id) if viewer is not None else None
     html = tableview.fragment(log, viewer, token)
     return {"version": log.version, "finished": log.finished, "html": html}, 200, headers
 
@@ -79,7 +79,7 @@ def news(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blueprint.post("/tables/<id:table_id>/view/act")
 def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """A move tapped on the page, by the seat or organiser whose cookie it rides on."""
-    token = session.cookie_token(table_id)
+    token = session.cookie_secret(table_id)
     if token is None:
         raise ApiError(401, "unauthorized", "open your seat's link once in this browser")
     session.check_csrf(token)  # before a byte of the body is read

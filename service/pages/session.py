@@ -1,16 +1,19 @@
-"""Who opened a page: tokens travel in cookies, never in URLs.
+"""Who opened a page: secrets travel in cookies, never in URLs.
 
 A link carries its token once (``?token=``, a printed seat slip or the organiser's link).
-The page that receives it checks it, stores it in an HttpOnly, SameSite=Strict cookie and
+The page that receives it checks it, stores a cookie (HttpOnly, SameSite=Strict) and
 redirects to the same address without the token, so the secret leaves the address bar,
-the history and any Referer. A seat's cookie is scoped to its table's path
-(``/tables/{id}``); the organiser's to the whole site.
+the history and any Referer. A seat's cookie holds its seat token and is scoped to its
+table's path (``/tables/{id}``). The organiser's cookie never holds the organiser token:
+the token is exchanged for a session (``service.organiser_sessions``: random, stored
+hashed, expiring, revoked by "Log out" or a new token) whose id is the cookie, site-wide.
 
 Requests a page sends back (an action, a form) must carry the CSRF token of the cookie
-they ride on (``X-CSRF-Token`` header or ``csrf`` form field): an HMAC of the token, so it
-can be checked without server state and forged by nobody who lacks the token itself.
-SameSite=Strict already keeps the cookie off cross-site requests; the CSRF token and the
-``Origin`` check are the second lock.
+they ride on (``X-CSRF-Token`` header or ``csrf`` form field): an HMAC of the cookie's
+secret (the seat token, or the organiser's session id), so it can be checked without
+server state and forged by nobody who lacks the cookie itself. SameSite=Strict already
+keeps the cookie off cross-site requests; the CSRF token and the ``Origin`` check are the
+second lock.
 """
 
 from __future__ import annotations
@@ -19,21 +22,32 @@ import hashlib
 import hmac
 from urllib.parse import urlencode
 
-from flask import redirect, request
+from flask import current_app, g, redirect, request
 from sqlalchemy import Connection
 from werkzeug.wrappers import Response
 
 from domain.table import ORGANISER, Viewer
 from service.auth import is_organiser, viewer_of_token
+from service.config import Config
+from service.db import get_database
 from service.errors import ApiError
+from service.organiser_sessions import (
+    SESSION_SECONDS,
+    close_session,
+    open_session,
+    session_valid,
+)
 
 SEAT_COOKIE = "cardledger_seat"
 ORGANISER_COOKIE = "cardledger_organiser"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf"
-#: A seat's cookie lasts a long club evening; the organiser's a working day.
+#: A seat's cookie lasts a long club evening; the organiser's session a working day.
 SEAT_MAX_AGE = 24 * 3600
-ORGANISER_MAX_AGE = 12 * 3600
+ORGANISER_MAX_AGE = SESSION_SECONDS
+#: The longest address a clean redirect keeps its other parameters in (the rest are
+#: dropped): no request can grow a ``Location`` header past it.
+MAX_CLEAN_URL = 2000
 
 
 def link_token() -> str | None:
@@ -43,19 +57,21 @@ def link_token() -> str | None:
 
 
 def clean_url() -> str:
-    """This request's address without its ``token`` parameter."""
+    """This request's address without its ``token`` parameter (and without the others
+    when they would make it longer than ``MAX_CLEAN_URL``)."""
     rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
-    return request.path + (f"?{urlencode(rest)}" if rest else "")
+    url = request.path + (f"?{urlencode(rest)}" if rest else "")
+    return url if len(url) <= MAX_CLEAN_URL else request.path
 
 
 def table_path(table_id: str) -> str:
     return f"/tables/{table_id}"
 
 
-def _set_cookie(response: Response, name: str, token: str, path: str, max_age: int) -> None:
+def _set_cookie(response: Response, name: str, value: str, path: str, max_age: int) -> None:
     response.set_cookie(
         name,
-        token,
+        value,
         max_age=max_age,
         path=path,
         secure=request.is_secure,
@@ -64,51 +80,94 @@ def _set_cookie(response: Response, name: str, token: str, path: str, max_age: i
     )
 
 
-def exchange_for_table(connection: Connection, table_id: str) -> Response | None:
+def _admin_token() -> str | None:
+    config: Config = current_app.config["CARDLEDGER"]
+    return config.admin_token
+
+
+def _organiser_redirect(token: str) -> Response:
+    """The clean address, with a new organiser session in the cookie (``token`` checked)."""
+    with get_database().writing() as connection:
+        session_id = open_session(connection, token)
+    response = redirect(clean_url(), code=303)
+    _set_cookie(response, ORGANISER_COOKIE, session_id, "/", ORGANISER_MAX_AGE)
+    return response
+
+
+def exchange_for_table(table_id: str) -> Response | None:
     """If the link carries a token valid at ``table_id``, a redirect to the clean address
-    that stores it in a cookie; ``None`` when there is no token. An unknown token is a 401
-    (``viewer_of_token``), so a mistyped slip says so instead of showing the public view."""
+    that stores a cookie (the seat's token, or a new organiser session); ``None`` when
+    there is no token. An unknown token is a 401 (``viewer_of_token``), so a mistyped slip
+    says so instead of showing the public view."""
     token = link_token()
     if token is None:
         return None
-    viewer = viewer_of_token(connection, table_id, token)
-    response = redirect(clean_url(), code=303)
+    with get_database().reading() as connection:
+        viewer = viewer_of_token(connection, table_id, token)
     if viewer == ORGANISER:
-        _set_cookie(response, ORGANISER_COOKIE, token, "/", ORGANISER_MAX_AGE)
-    else:
-        _set_cookie(response, SEAT_COOKIE, token, table_path(table_id), SEAT_MAX_AGE)
+        return _organiser_redirect(token)
+    response = redirect(clean_url(), code=303)
+    _set_cookie(response, SEAT_COOKIE, token, table_path(table_id), SEAT_MAX_AGE)
     return response
 
 
 def exchange_for_organiser() -> Response | None:
-    """The organiser's link (``/console?token=…``): cookie and clean redirect; any other
-    token is a 403, no token ``None``."""
+    """The organiser's link (``/console?token=…``): a new session in the cookie and the
+    clean redirect; any other token is a 403, no token ``None``."""
     token = link_token()
     if token is None:
         return None
     if not is_organiser(token):
         raise ApiError(403, "forbidden", "this link's token is not the organiser's")
-    response = redirect(clean_url(), code=303)
-    _set_cookie(response, ORGANISER_COOKIE, token, "/", ORGANISER_MAX_AGE)
+    return _organiser_redirect(token)
+
+
+def organiser_session() -> str | None:
+    """The organiser's session id this request's cookie holds, if the session is live
+    (looked up once per request)."""
+    if "organiser_session" not in g:
+        session_id = request.cookies.get(ORGANISER_COOKIE) or ""
+        live = False
+        if session_id:
+            with get_database().reading() as connection:
+                live = session_valid(connection, session_id, _admin_token())
+        g.organiser_session = session_id if live else None
+    found: str | None = g.organiser_session
+    return found
+
+
+def log_out(response: Response) -> Response:
+    """End this browser's organiser session (server-side first) and clear its cookie."""
+    session_id = request.cookies.get(ORGANISER_COOKIE)
+    if session_id:
+        with get_database().writing() as connection:
+            close_session(connection, session_id)
+    g.organiser_session = None
+    response.delete_cookie(ORGANISER_COOKIE, path="/", secure=request.is_secure,
+                           httponly=True, samesite="Strict")  # fmt: skip
     return response
 
 
-def cookie_token(table_id: str | None = None) -> str | None:
-    """The token this page request rides on: the organiser's cookie first, else (for a
-    table's pages) that table's seat cookie. Stale cookies are ignored, not errors: a
-    re-issued seat token must not lock its old phone out of the public view."""
-    organiser = request.cookies.get(ORGANISER_COOKIE)
-    if organiser and is_organiser(organiser):
-        return organiser
+def cookie_secret(table_id: str | None = None) -> str | None:
+    """The secret this page request rides on, which its CSRF token derives from: the
+    organiser's live session id first, else (for a table's pages) that table's seat
+    token. Stale cookies are ignored, not errors: a re-issued seat token must not lock
+    its old phone out of the public view."""
+    session_id = organiser_session()
+    if session_id is not None:
+        return session_id
     if table_id is not None:
         return request.cookies.get(SEAT_COOKIE) or None
     return None
 
 
 def page_viewer(connection: Connection, table_id: str) -> Viewer:
-    """The organiser, a seat of ``table_id`` or ``None`` (the public), from the cookies."""
-    token = cookie_token(table_id)
-    if token is None:
+    """The organiser (a live session), a seat of ``table_id`` (its seat cookie) or
+    ``None`` (the public). A seat cookie never makes anyone the organiser."""
+    if organiser_session() is not None:
+        return ORGANISER
+    token = request.cookies.get(SEAT_COOKIE)
+    if not token or is_organiser(token):
         return None
     try:
         return viewer_of_token(connection, table_id, token)
@@ -117,25 +176,29 @@ def page_viewer(connection: Connection, table_id: str) -> Viewer:
 
 
 def is_organiser_page() -> bool:
-    return cookie_token() is not None
+    return organiser_session() is not None
 
 
-def require_organiser_page() -> None:
-    """Organiser-only pages: 401 without the organiser's cookie."""
-    if not is_organiser_page():
+def require_organiser_page() -> str:
+    """Organiser-only pages: the live session's id, else 401."""
+    session_id = organiser_session()
+    if session_id is None:
         raise ApiError(
             401,
             "unauthorized",
-            "open the organiser's link (/console?token=…) once in this browser",
+            "open the organiser's link (/console?token=…) in this browser: its session has "
+            "ended or was never opened here",
         )
+    return session_id
 
 
-def csrf_token(token: str) -> str:
-    """The CSRF token that goes with ``token`` (a page embeds it; its requests echo it)."""
-    return hmac.new(token.encode("utf-8"), b"cardledger-csrf:v1", hashlib.sha256).hexdigest()
+def csrf_token(secret: str) -> str:
+    """The CSRF token that goes with a cookie's ``secret`` (a page embeds it; its requests
+    echo it)."""
+    return hmac.new(secret.encode("utf-8"), b"cardledger-csrf:v1", hashlib.sha256).hexdigest()
 
 
-def check_csrf(token: str) -> None:
+def check_csrf(secret: str) -> None:
     """Refuse a page's state-changing request that is cross-site or lacks the CSRF token
     of the cookie it rides on (403 ``csrf``)."""
     origin = request.headers.get("Origin")
@@ -144,5 +207,5 @@ def check_csrf(token: str) -> None:
     if request.headers.get("Sec-Fetch-Site") == "cross-site":
         raise ApiError(403, "csrf", "this request comes from another site")
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD, "")
-    if not hmac.compare_digest(sent.encode("utf-8"), csrf_token(token).encode("utf-8")):
+    if not hmac.compare_digest(sent.encode("utf-8"), csrf_token(secret).encode("utf-8")):
         raise ApiError(403, "csrf", "the page's CSRF token is missing or wrong: reload the page")

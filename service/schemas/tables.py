@@ -19,6 +19,7 @@ from werkzeug.http import parse_etags
 from domain.bots import BOT_NAMES
 from domain.errors import RuleViolation
 from domain.games import SPECS
+from domain.names import MAX_PERSON
 from domain.rulings import MAX_POINTS, MAX_REASON
 from service.errors import ApiError
 from service.schemas.common import SignedHeadSchema, name_field, player_id_field
@@ -53,7 +54,7 @@ class SeatSchema(Schema):
             ],
         }
 
-    name = name_field(80)
+    name = name_field(MAX_PERSON)
     bot = fields.String(
         validate=validate.OneOf(BOT_NAMES), metadata={"description": "A bot of domain.bots."}
     )

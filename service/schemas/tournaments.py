@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.names import MAX_PERSON, MAX_TOURNAMENT
 from domain.tournament.pairing import PAIRINGS
 from service.schemas.common import SignedHeadSchema, name_field, player_id_field
 from service.schemas.tables import GAMES, SeedField, rules_field
@@ -25,7 +26,7 @@ class TournamentCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = name_field(120, required=True)
+    name = name_field(MAX_TOURNAMENT, required=True)
     game = fields.String(required=True, validate=validate.OneOf(GAMES))
     variant = fields.String(validate=validate.Length(min=1, max=40))
     rules = rules_field(
@@ -82,7 +83,7 @@ class EntryCreateSchema(Schema):
         unknown = RAISE
         openapi: ClassVar[dict[str, Any]] = {"minProperties": 1, "maxProperties": 1}  # `one_of`
 
-    name = name_field(80)
+    name = name_field(MAX_PERSON)
     player_id = player_id_field()
 
     @validates_schema
@@ -232,7 +233,7 @@ class PlayerCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = name_field(80, required=True)
+    name = name_field(MAX_PERSON, required=True)
 
 
 class RatingSchema(Schema):

@@ -16,24 +16,18 @@ from domain.games import SPECS
 from domain.games.bestia.options import DEFAULTS as BESTIA_DEFAULTS
 from service.pages.console import qr_svg
 from service.pages.console_forms import option_fields
-from service.pages.session import ORGANISER_COOKIE, csrf_token
+from service.pages.session import ORGANISER_COOKIE
 from tests.helpers import ADMIN_TOKEN
+from tests.pages.consoles import csrf_of, log_in, new_form_key, post
 from tests.pages.tables import ORGANISER, Table, finish, open_table, state
 
-CSRF = csrf_token(ADMIN_TOKEN)
 Json = dict[str, Any]
 
 
 @pytest.fixture
 def console(client: FlaskClient) -> FlaskClient:
-    """A client that opened the organiser's link once (the cookie)."""
-    response = client.get(f"/console?token={ADMIN_TOKEN}")
-    assert response.status_code == 303
-    return client
-
-
-def post(client: FlaskClient, path: str, data: dict[str, str] | None = None, **kw: Any) -> Any:
-    return client.post(path, data={"csrf": CSRF, **(data or {})}, **kw)
+    """A client that opened the organiser's link once (the session's cookie)."""
+    return log_in(client)
 
 
 def text(response: Any) -> str:
@@ -81,6 +75,7 @@ def test_the_organisers_link_becomes_a_cookie_and_a_clean_address(client: FlaskC
     cookie = response.headers["Set-Cookie"]
     assert cookie.startswith(f"{ORGANISER_COOKIE}=")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert ADMIN_TOKEN not in cookie  # a session id, never the organiser's token
     page = client.get("/console")
     assert page.status_code == 200
     assert ADMIN_TOKEN not in page.get_data(as_text=True)
@@ -98,10 +93,12 @@ def test_a_form_without_its_csrf_token_is_refused(console: FlaskClient, path: st
     response = console.post(path, data={"name": "x"})
     assert response.status_code == 403
     assert "csrf" in text(response)
-    wrong = console.post(path, data={"csrf": "0" * 64, "name": "x"})
+    wrong = console.post(path, data={"csrf": "0" * 64, "form_key": new_form_key(), "name": "x"})
     assert wrong.status_code == 403
     other_site = post(console, path, {"name": "x"}, headers={"Origin": "https://evil.example"})
     assert other_site.status_code == 403
+    keyless = console.post(path, data={"csrf": csrf_of(console), "name": "x"})
+    assert keyless.status_code == 400 and "one-time key" in text(keyless)
 
 
 def test_every_action_needs_the_csrf_token(console: FlaskClient) -> None:
@@ -422,7 +419,7 @@ def test_links_at_this_computers_own_address_are_flagged(client: FlaskClient) ->
     """A seat link names the address the console was opened at: 127.0.0.1 reaches a
     player's phone itself, so the slips say so; the club network's address is fine."""
     for base, flagged in (("http://127.0.0.1:8000", True), ("http://192.168.1.20:8000", False)):
-        assert client.get(f"/console?token={ADMIN_TOKEN}", base_url=base).status_code == 303
+        log_in(client, base)
         tid = location_id(post(client, "/console/tournaments/new?game=bottle-imp",
                                tournament_form(), base_url=base))  # fmt: skip
         for name in ("Ann", "Bo"):

@@ -15,6 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.pages.session import csrf_token
+from tests.pages.consoles import session_of
 from tests.pages.tables import (
     KINDS,
     ORGANISER,
@@ -200,7 +201,9 @@ def test_the_organiser_records_for_every_seat_to_act(client: FlaskClient) -> Non
     assert {next(iter(json.loads(html.unescape(p)))) for p in picks} == {"left", "right"}
     discard = next(a for a in page_actions(page) if a["type"] == "discard" and a["seat"] == 2)
     organiser = browser_of(client, table, "organiser")
-    moved = post_move(organiser, table, discard, "test-organiser-token", now["version"])
+    session_id = session_of(organiser)  # the organiser's cookie: a session, not the token
+    assert session_id != "test-organiser-token"
+    moved = post_move(organiser, table, discard, session_id, now["version"])
     assert moved.status_code == 201, moved.get_json()
     assert state(client, table)["discards"][2] == discard["card"]
     response = client.get(f"/tables/{table.id}/events?after={now['version']}", headers=ORGANISER)
