@@ -23,10 +23,11 @@ from domain.names import NameRefused, confusable, lookalike, skeleton
 from domain.table import SeatSpec
 from domain.tournament.ratings import PlayerRegistered, Rating
 from service.db import get_database
-from service.eventstore import EventStore, NewEvent
+from service.eventstore import NewEvent
 from service.failures import NotFound, Unprocessable
 from service.models import player_skeletons, players
 from service.projections import project_player
+from service.streams import store
 
 KIND = "player"
 
@@ -41,7 +42,7 @@ def register_player(name: str) -> dict[str, Any]:
     try:
         with get_database().writing() as connection:
             _refuse_lookalike(connection, registered.name, held)
-            rows = EventStore(connection).create(
+            rows = store(connection).create(
                 player_id, KIND, [NewEvent(event_type(registered), to_data(registered))]
             )
             project_player(connection, player_id, registered.name, rows[0].recorded_at)

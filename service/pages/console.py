@@ -21,10 +21,8 @@ from domain.errors import RuleViolation
 from domain.games import SPECS
 from domain.table import ORGANISER
 from service import followups
-from service.audit import export_lines, stored_rows
 from service.commands import CreatedTable, act, create_table, table_logs
 from service.db import get_database
-from service.errors import ApiError
 from service.failures import ApplicationError
 from service.listings import list_tables, list_tournaments
 from service.pages import console_forms as forms
@@ -50,10 +48,10 @@ from service.pages.console_base import (
 from service.pages.listing import seating_of
 from service.pages.scenes import seat_names
 from service.pages.session import log_out
+from service.records import export_table
 from service.schemas.lists import ListQuerySchema, TableListQuerySchema
 from service.schemas.tables import ActionSchema, TableCreateSchema
 from service.seats import reissue_seat_token
-from service.signing import keyring
 from service.tablelog import TableLog
 
 TABLE_SCHEMA = TableCreateSchema()
@@ -285,15 +283,8 @@ def reissue(table_id: str, seat: int) -> Response:
 def export(table_id: str) -> Response:
     """The table's log as ``GET /tables/{id}/export`` gives it to the organiser (that
     route reads the Bearer header, which a browser's link cannot send before the match
-    ends): JSON Lines, the head signed."""
-    with get_database().reading() as connection:
-        rows, (version, head) = stored_rows(connection, table_id)
-        opened = table_logs().load(connection, table_id).opened
-    signed = keyring().signer.sign_head(table_id, version, head)
-    try:
-        text = "".join(export_lines(table_id, opened.game, opened.variant, rows, signed))
-    except ValueError as error:
-        raise ApiError(503, "unreadable_log", f"a stored row is not JSON: {error}") from None
+    ends): JSON Lines, as stored (``service.records.export_table``)."""
+    text = export_table(table_id, ORGANISER).text
     return Response(
         text,
         mimetype="application/x-ndjson",
