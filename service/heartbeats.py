@@ -34,7 +34,7 @@ from service.config import Config
 from service.db import get_database, install
 from service.eventstore import now
 from service.jobs import LIVE, RUNNING, SIMULATIONS
-from service.models import job_heartbeats, jobs
+from service.models import job_chunk_starts, job_heartbeats, jobs
 
 logger = logging.getLogger(__name__)
 
@@ -114,13 +114,19 @@ def mark_down(database_url: str, names: tuple[str, ...]) -> None:
 
 class KeepAlive:
     """Asked often while a task works (before every bot decision): at most every
-    ``every`` seconds it stamps the task's queue and, for a job, the job's ``alive_at``,
-    in one transaction, and answers whether to go on, False once the job no longer runs
-    (cancelled, failed by the reaper, done by another worker). In between it answers at
-    once, from memory."""
+    ``every`` seconds it stamps the task's queue and, for a job, the job's ``alive_at``
+    (and the simulation chunk's, for a chunk), in one transaction, and answers whether to
+    go on: False once the job no longer runs (cancelled, failed by the reaper, done by
+    another worker). In between it answers at once, from memory."""
 
-    def __init__(self, queue: str, job_id: str | None = None, every: float | None = None):
-        self.queue, self.job_id = queue, job_id
+    def __init__(
+        self,
+        queue: str,
+        job_id: str | None = None,
+        every: float | None = None,
+        chunk: int | None = None,
+    ):
+        self.queue, self.job_id, self.chunk = queue, job_id, chunk
         self.every = every if every is not None else min(1.0, heartbeat_seconds() / 2)
         self.next = time.monotonic() + self.every
         self.running = True
@@ -138,4 +144,13 @@ class KeepAlive:
                     .values(alive_at=now())
                 )
                 self.running = connection.execute(alive).rowcount == 1
+            if self.chunk is not None:
+                connection.execute(
+                    update(job_chunk_starts)
+                    .where(
+                        job_chunk_starts.c.job_id == self.job_id,
+                        job_chunk_starts.c.chunk == self.chunk,
+                    )
+                    .values(alive_at=now())
+                )
         return self.running

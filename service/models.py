@@ -197,14 +197,16 @@ job_chunks = Table(
     PrimaryKeyConstraint("job_id", "chunk"),
 )
 
-# How often each chunk of a simulation began (``service.simulations``): a chunk whose
-# worker dies every time it plays it fails its job instead of being retried forever.
+# Each chunk of a simulation that began (``service.simulations``): how often (a chunk
+# whose worker dies every time it plays it fails its job instead of being retried
+# forever) and its last sign of life (the reaper sends again a chunk whose worker died).
 job_chunk_starts = Table(
     "job_chunk_starts",
     metadata,
     Column("job_id", String(32), ForeignKey("jobs.id"), nullable=False),
     Column("chunk", Integer, nullable=False),
     Column("starts", Integer, nullable=False),
+    Column("alive_at", String(32), nullable=False),
     PrimaryKeyConstraint("job_id", "chunk"),
 )
 

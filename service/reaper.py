@@ -15,7 +15,9 @@ The second condition is what keeps a job that merely waits its turn (behind othe
 simulations, or while every worker is down) from being taken for dead: the reaper acts
 only on evidence, and only once workers run again. A lost job is resumed: a simulation's
 chunks in flight are sent again (``service.simulations.resume``; chunks are idempotent),
-an autoplay's table is queued again with its job (``service.autoplays.resume``). A job
+an autoplay's table is queued again with its job (``service.autoplays.resume``). A
+simulation's chunk is judged the same way on its own (it stamps its own sign of life
+while it plays): one whose worker died is sent again while the other chunks go on. A job
 resumed ``MAX_RESUMES`` times fails with a reason instead. With the default five-second
 period a job whose worker was killed is resumed within about half a minute of its last
 move once a worker runs its queue (`cardledger serve` restarts a dead worker at once).
@@ -60,9 +62,17 @@ def lost_jobs(period: float) -> list[Any]:
 
 
 def reap() -> list[str]:
-    """Resume (or fail) every lost job; the ids acted on."""
+    """Resume (or fail) every lost job, and send again every lost chunk of a simulation
+    that goes on; the job ids acted on."""
+    period = heartbeat_seconds()
     acted = []
-    for row in lost_jobs(heartbeat_seconds()):
+    with get_database().reading() as connection:
+        passed = sent_before(connection).get(jobs.SIMULATIONS, "")
+    for job_id, chunk in simulations.lost_chunks(ago(STALE_PERIODS * period), passed):
+        simulations.resend_chunk(job_id, chunk)
+        logger.warning("job %s (simulation): chunk %d's worker died; sent again", job_id, chunk)
+        acted.append(job_id)
+    for row in lost_jobs(period):
         kind = jobs.STOPPED.get(row.kind, "the job stopped")
         if row.resumed >= MAX_RESUMES:
             reason = f"{kind}: its worker died {row.resumed + 1} times; start it again"

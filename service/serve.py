@@ -5,26 +5,34 @@ runs): start the service's processes and keep them running.
 "sqlite"``, the default without `REDIS_URL`), the jobs' processes beside it, so no job
 ever runs inside a request; with `REDIS_URL` (the jobs' processes are `make worker`s) or
 `CARDLEDGER_JOBS=eager` it is gunicorn alone. `workers` is the jobs' processes alone,
-for Redis. The jobs' processes are three, each supervised on its own:
+for Redis. The jobs' processes, each supervised on its own:
 
-- ``worker-live``: a Celery worker of the ``live`` queue (the bots of tables in play, the
-  sweep, the reaper), ``--live-workers`` processes;
-- ``worker-simulations``: a Celery worker of the ``simulations`` queue, ``--job-workers``
-  processes; two workers rather than one with two queues, so a simulation, however large,
-  never holds a process a live table needs;
+- ``worker-live-N`` (``--live-workers`` of them): Celery workers of the ``live`` queue
+  (the bots of tables in play, the sweep, the reaper);
+- ``worker-simulations-N`` (``--job-workers``): Celery workers of the ``simulations``
+  queue; workers of their own, so a simulation, however large, never holds a process a
+  live table needs;
 - ``beat``: Celery beat, its own process rather than ``-B`` inside a worker, so it is
   restarted on its own when it dies.
+
+Each worker is one process running one task at a time (Celery's ``solo`` pool), not a
+prefork pool: on a broker without an event loop (the SQLite one) a prefork pool shares
+one lock among its children to hand out tasks, and a child killed while holding it (an
+idle one, waiting for the next task) leaves every other child waiting forever: a worker
+that looks alive and runs nothing. A solo worker that dies is just a process to restart,
+and the task it held is resumed by the reaper (``service.reaper``).
 
 Supervision: every child runs in a process group of its own. A child that exits while
 the server runs is restarted after a short backoff (1 s, doubling while it keeps dying
 within ``STABLE_SECONDS`` of its start, up to 30 s), once whatever it left in its group
-(a Celery worker's pool processes) is killed; its part is marked down for `/health` at
-once (``service.heartbeats.mark_down``) and comes back when its restarted worker runs a
-heartbeat. A child dying ``GIVE_UP`` times in a row within ``STABLE_SECONDS`` of its start
-(a port in use, a broken configuration) stops everything: exit 1, saying why. SIGINT,
-SIGTERM or SIGHUP stops every child (SIGTERM to each group, SIGKILL after
-``STOP_SECONDS``) and exits 0; on Linux a child whose supervisor was killed outright gets
-SIGTERM from the kernel. No process is left behind either way.
+is killed; its part is marked down for `/health` at once
+(``service.heartbeats.mark_down``) and comes back when a worker of that queue runs a
+heartbeat (a restarted worker sends itself one when ready). A child dying ``GIVE_UP``
+times in a row within ``STABLE_SECONDS`` of its start (a port in use, a broken
+configuration) stops everything: exit 1, saying why. SIGINT, SIGTERM or SIGHUP stops
+every child (SIGTERM to each group, SIGKILL after ``STOP_SECONDS``) and exits 0; on Linux
+a child whose supervisor was killed outright gets SIGTERM from the kernel. No process is
+left behind either way.
 """
 
 from __future__ import annotations
@@ -85,10 +93,10 @@ class Command:
     part: str | None = None
 
 
-def celery_worker(queue: str, processes: int) -> list[str]:
+def celery_worker(queue: str, number: int, prefetch: int = 1) -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
-            "-Q", queue, "-c", str(processes), "-O", "fair",
-            "-n", f"{queue}-{os.getpid()}@%h", "--loglevel=INFO",
+            "-Q", queue, "-P", "solo", "--prefetch-multiplier", str(prefetch),
+            "-n", f"{queue}{number}-{os.getpid()}@%h", "--loglevel=INFO",
             "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
 
 
@@ -105,10 +113,13 @@ def commands(args: Options, config: Config) -> dict[str, Command]:
         )  # fmt: skip
     jobs = args.jobs if args.jobs is not None else config.jobs == "sqlite"
     if jobs and config.jobs != "eager":
-        started["worker-live"] = Command(celery_worker(LIVE, args.live_workers), LIVE)
-        started["worker-simulations"] = Command(
-            celery_worker(SIMULATIONS, args.job_workers), SIMULATIONS
-        )
+        for n in range(1, args.live_workers + 1):
+            started[f"worker-live-{n}"] = Command(celery_worker(LIVE, n), LIVE)
+        for n in range(1, args.job_workers + 1):
+            # one chunk waiting per process: the next starts as one ends, not a poll later
+            started[f"worker-simulations-{n}"] = Command(
+                celery_worker(SIMULATIONS, n, prefetch=2), SIMULATIONS
+            )
         if args.beat:
             started["beat"] = Command(
                 [python, "-m", "celery", "-A", "workers.celery_app", "beat",
@@ -260,9 +271,9 @@ def _shown(config: Config) -> str:
 def _options(function: click.decorators.FC) -> click.decorators.FC:
     for option in reversed([
         click.option("--job-workers", type=int, default=2, show_default=True,
-                     help="processes of the simulations' Celery worker"),
+                     help="Celery worker processes for simulations"),
         click.option("--live-workers", type=int, default=2, show_default=True,
-                     help="processes of the live tables' Celery worker"),
+                     help="Celery worker processes for the bots of tables in play"),
     ]):  # fmt: skip
         function = option(function)
     return function

@@ -18,10 +18,13 @@ decision (at most once a second it stamps the job's ``alive_at`` and the queue's
 heartbeat and learns whether the job still runs) and stores nothing unless the job still
 runs: a cancelled job's chunks stop within a second and send no more.
 
-When a worker dies: a pool process killed mid-chunk gets its chunk back from Celery
-(acks late, rejected on worker lost); a whole worker's chunks are sent again by the
-reaper (``service.reaper`` → ``resume``). A chunk that began ``MAX_CHUNK_STARTS`` times
-without storing (it kills its worker every time) fails its job with a reason.
+A chunk that began stamps its own sign of life too (``job_chunk_starts``). When a worker
+dies: a prefork pool's process killed mid-chunk gets its chunk back from Celery (acks
+late, rejected on worker lost); otherwise the reaper (``service.reaper``) sends again a
+chunk that began and went silent (``lost_chunks``), while the job's other chunks go on,
+and a job gone silent altogether has its unstored chunks sent again (``resume``). A
+chunk that began ``MAX_CHUNK_STARTS`` times without storing (it kills its worker every
+time) fails its job with a reason.
 """
 
 from __future__ import annotations
@@ -107,10 +110,12 @@ def begin(job_id: str, chunk: int) -> bool:
         key = (job_chunk_starts.c.job_id == job_id) & (job_chunk_starts.c.chunk == chunk)
         starts = connection.scalar(select(job_chunk_starts.c.starts).where(key))
         if starts is None:
-            row = {"job_id": job_id, "chunk": chunk, "starts": 1}
+            row = {"job_id": job_id, "chunk": chunk, "starts": 1, "alive_at": now()}
             connection.execute(insert(job_chunk_starts).values(row))
         else:
-            connection.execute(update(job_chunk_starts).where(key).values(starts=starts + 1))
+            connection.execute(
+                update(job_chunk_starts).where(key).values(starts=starts + 1, alive_at=now())
+            )
         if (starts or 0) >= MAX_CHUNK_STARTS:
             matches = simulation_of(job_id).chunks()[chunk]
             reason = (
@@ -130,7 +135,7 @@ def run_simulation_chunk(job_id: str, chunk: int, deadline: float | None = None)
     if not begin(job_id, chunk):
         return []
     sim = simulation_of(job_id)
-    keep = KeepAlive(jobs.SIMULATIONS, job_id)
+    keep = KeepAlive(jobs.SIMULATIONS, job_id, chunk=chunk)
 
     def stop() -> bool:
         return (deadline is not None and time.time() > deadline) or not keep()
@@ -175,6 +180,41 @@ def _store_chunk(job_id: str, chunk: int, matches: list[list[Any]], sim: Simulat
             values["dispatched"] = row.dispatched + 1
         connection.execute(update(job_rows).where(job_rows.c.id == job_id).values(**values))
     return following
+
+
+def lost_chunks(stale_before: str, passed: str) -> list[tuple[str, int]]:
+    """The chunks of running simulations that began and were neither stored nor alive
+    since ``stale_before``, nor since the moment (``passed``) before which everything sent
+    to the simulations queue has been taken: their worker died while the job's other
+    chunks may go on (``service.reaper``)."""
+    stored = (job_chunks.c.job_id == job_chunk_starts.c.job_id) & (
+        job_chunks.c.chunk == job_chunk_starts.c.chunk
+    )
+    query = (
+        select(job_chunk_starts.c.job_id, job_chunk_starts.c.chunk)
+        .join(job_rows, job_rows.c.id == job_chunk_starts.c.job_id)
+        .outerjoin(job_chunks, stored)
+        .where(
+            job_rows.c.state == jobs.RUNNING,
+            job_chunks.c.chunk.is_(None),
+            job_chunk_starts.c.alive_at < stale_before,
+            job_chunk_starts.c.alive_at < passed,
+        )
+        .order_by(job_chunk_starts.c.alive_at)
+    )
+    with get_database().reading() as connection:
+        return [(row.job_id, row.chunk) for row in connection.execute(query)]
+
+
+def resend_chunk(job_id: str, chunk: int) -> None:
+    """Send a lost chunk again (once per loss: its sign of life is renewed here)."""
+    with get_database().writing() as connection:
+        connection.execute(
+            update(job_chunk_starts)
+            .where(job_chunk_starts.c.job_id == job_id, job_chunk_starts.c.chunk == chunk)
+            .values(alive_at=now())
+        )
+    send(job_id, [chunk])
 
 
 def resume(job_id: str) -> list[int]:

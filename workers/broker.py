@@ -5,9 +5,9 @@ kombu's transport marks a delivered message invisible and never deletes it, so i
 grows with every task ever sent (bots' moves, simulation chunks, heartbeats every few
 seconds). Nothing reads a delivered row again: kombu keeps an unacknowledged message in
 the worker's memory and, when it must go back (a worker stopping, a pool process lost),
-publishes it again as a new row. So this channel deletes delivered rows as it takes
-each message: the broker's table holds exactly the messages waiting, and its file stays
-the size of its largest backlog (SQLite reuses the freed pages).
+publishes it again as a new row. So this channel deletes the row it takes, in the
+transaction that takes it: the broker's table holds exactly the messages waiting, and
+its file stays the size of its largest backlog (SQLite reuses the freed pages).
 
 ``make_celery`` uses it for a ``sqla+`` broker URL (``Config.broker_url``), through
 Celery's ``broker_transport``; the URL's database part (``sqlite:///…``) is the
@@ -17,11 +17,13 @@ transport's hostname, as kombu's own ``sqla+`` alias would pass it. ``polling_in
 
 from __future__ import annotations
 
+from json import loads
+from queue import Empty
 from typing import Any
 
 from kombu.transport import sqlalchemy
-from sqlalchemy import create_engine
-from sqlalchemy.exc import OperationalError
+from kombu.utils.encoding import bytes_to_str
+from sqlalchemy import create_engine, false, text, true
 
 TRANSPORT = "workers.broker:Transport"
 PREFIXES = ("sqla+", "sqlalchemy+")
@@ -41,6 +43,8 @@ def database_url(broker_url: str) -> str | None:
 
 
 class Channel(sqlalchemy.Channel):
+    _tidied = False
+
     def _engine_from_config(self) -> Any:
         """kombu's engine, from the transport options that are ``create_engine``'s."""
         client = self.connection.client
@@ -48,15 +52,33 @@ class Channel(sqlalchemy.Channel):
         return create_engine(client.hostname, **options)
 
     def _get(self, queue: str) -> Any:
-        payload = super()._get(queue)  # raises Empty when nothing waits
+        """kombu's ``_get``, deleting the row it takes instead of hiding it, in the same
+        transaction (a file written by kombu's own transport loses its hidden rows at the
+        first take)."""
+        message_cls = self.message_cls
+        obj = self._get_or_create(queue)
+        if self.session.bind.name == "sqlite":
+            self.session.execute(text("BEGIN IMMEDIATE TRANSACTION"))
         try:
-            self.session.query(self.message_cls).filter(
-                self.message_cls.visible == False  # noqa: E712 (SQL, not Python)
-            ).delete(synchronize_session=False)
+            if not self._tidied:
+                hidden = self.session.query(message_cls).filter(message_cls.visible == false())
+                hidden.delete(synchronize_session=False)
+                self._tidied = True
+            message = (
+                self.session.query(message_cls)
+                .with_for_update()
+                .filter(message_cls.queue_id == obj.id, message_cls.visible == true())
+                .order_by(message_cls.sent_at, message_cls.id)
+                .limit(1)
+                .first()
+            )
+            if message is None:
+                raise Empty()
+            payload = message.payload
+            self.session.delete(message)
+            return loads(bytes_to_str(payload))
+        finally:
             self.session.commit()
-        except OperationalError:  # locked by another process: the next delivery tidies
-            self.session.rollback()
-        return payload
 
 
 class Transport(sqlalchemy.Transport):

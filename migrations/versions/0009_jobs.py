@@ -5,7 +5,8 @@
   broker (``dispatched``: a simulation keeps only a few in flight) and how often the
   reaper resumed it (``resumed``); ``state`` may now also be ``cancelled``.
 - ``job_chunk_starts``: how often each chunk began, so one that kills its worker every
-  time fails its job instead of being retried forever.
+  time fails its job instead of being retried forever, and its last sign of life, so
+  the reaper sends again a chunk whose worker died while the job's other chunks go on.
 - ``pending_autoplays``: a table's one pending autoplay (and the job it carries).
 - ``job_heartbeats``: the workers' and the beat's signs of life, one row each for
   ``live``, ``simulations`` and ``beat`` (created here, so stamps are plain UPDATEs).
@@ -45,6 +46,7 @@ def upgrade() -> None:
         sa.Column("job_id", sa.String(32), sa.ForeignKey("jobs.id"), nullable=False),
         sa.Column("chunk", sa.Integer, nullable=False),
         sa.Column("starts", sa.Integer, nullable=False),
+        sa.Column("alive_at", sa.String(32), nullable=False),
         sa.PrimaryKeyConstraint("job_id", "chunk", name="pk_job_chunk_starts"),
     )
     op.create_table(

@@ -22,9 +22,13 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import update
 
-from service import sweep
+from service import autoplays, sweep
 from service.db import get_database
+from service.heartbeats import ago
+from service.models import pending_autoplays
+from service.signing import new_private_key
 from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 from tests.integration.test_workers import (
@@ -92,15 +96,21 @@ def prefix(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def app(postgres_url: str, broker: RedisServer, prefix: str) -> Iterator[Flask]:
-    app = make_test_app(postgres_url, broker.url)
+def signing_key() -> str:
+    """The server's signing key, the app's here and the workers' (both append)."""
+    return new_private_key()
+
+
+@pytest.fixture
+def app(postgres_url: str, broker: RedisServer, prefix: str, signing_key: str) -> Iterator[Flask]:
+    app = make_test_app(postgres_url, broker.url, signing_key=signing_key)
     yield app
     get_database(app).engine.dispose()
 
 
 @pytest.fixture
 def start_worker(
-    postgres_url: str, broker: RedisServer, prefix: str, tmp_path: Path
+    postgres_url: str, broker: RedisServer, prefix: str, signing_key: str, tmp_path: Path
 ) -> Iterator[Any]:
     """Start ``celery worker -B`` (the sweep's beat embedded) with the given sweep
     interval and idle time; stopped at the end."""
@@ -114,6 +124,7 @@ def start_worker(
             "CARDLEDGER_BROKER_PREFIX": prefix,
             "CARDLEDGER_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             "CARDLEDGER_ADMIN_TOKEN": ADMIN_TOKEN,
+            "CARDLEDGER_SIGNING_KEY": signing_key,
             "CARDLEDGER_SWEEP_SECONDS": str(sweep_seconds),
             "CARDLEDGER_SWEEP_IDLE_SECONDS": str(idle_seconds),
         }
@@ -201,25 +212,29 @@ def test_a_worker_starting_after_the_outage_resumes_the_bots_at_once(
     assert_bots_moved(app, table, state, dealt)
 
 
-def test_a_sweep_queues_a_waiting_table_once_per_claim(
+def test_a_sweep_queues_a_waiting_table_once_while_it_is_pending(
     app: Flask, broker: RedisServer, prefix: str
 ) -> None:
     """Without a worker the queued task stays queued: the next sweep does not queue the
-    table again while its claim lasts; a table waiting on a person is never queued."""
+    table again while its autoplay is pending (a row in the database, not a Redis key,
+    so Redis restarting empty forgets nothing); once it has been pending for
+    ``LOST_SECONDS`` it is sent again. A table waiting on a person is never queued."""
     waiting, persons = (
         BotTable(app.test_client(), "claim-a"),
         BotTable(app.test_client(), "claim-b"),
     )
     broker.stop()
-    waiting.deal()
+    waiting.deal()  # recorded; its bots' task lost, and nothing pending
     broker.start()
     with app.app_context():
         assert sweep.resume_bots(idle=0) == [waiting.id]
         assert sweep.resume_bots(idle=0) == []
-    with redis.Redis.from_url(broker.url) as client:
-        claim = f"{prefix}cardledger:resume:{waiting.id}"
-        assert 0 < client.ttl(claim) <= sweep.CLAIM_SECONDS
-        assert not client.exists(f"{prefix}cardledger:resume:{persons.id}")
-        client.delete(claim)  # the claim lapsed: the table is queued again
+    with get_database(app).writing() as connection:
+        lost = ago(autoplays.LOST_SECONDS + 1)
+        connection.execute(update(pending_autoplays).values(queued_at=lost))
     with app.app_context():
         assert sweep.resume_bots(idle=0) == [waiting.id]
+    with redis.Redis.from_url(broker.url) as client:
+        assert client.llen(f"{prefix}live") == 2  # the two sends, nothing for persons
+    with app.app_context():
+        assert autoplays.pending_job(persons.id) is None

@@ -58,7 +58,7 @@ def ours(marker: str) -> list[int]:
 class EmbeddedServer:
     """``make run`` with the embedded default: gunicorn and the jobs' worker."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, **more: str) -> None:
         self.admin = secrets.token_urlsafe(24)
         self.organiser = {"Authorization": f"Bearer {self.admin}"}
         self.broker = tmp_path / "celery-broker.sqlite"
@@ -66,7 +66,7 @@ class EmbeddedServer:
         env = server_env(
             f"sqlite:///{tmp_path / 'cardledger.db'}", self.admin,
             PORT=str(port), WORKERS="1", THREADS="4", JOB_WORKERS="2",
-            CARDLEDGER_BROKER_URL=f"sqla+sqlite:///{self.broker}",
+            CARDLEDGER_BROKER_URL=f"sqla+sqlite:///{self.broker}", **more,
         )  # fmt: skip
         del env["CARDLEDGER_JOBS"]  # the default: make run chooses, never eager
         self.served = Served(MAKE_RUN, env, port, tmp_path / "make-run.log")
@@ -86,6 +86,16 @@ class EmbeddedServer:
                 if b"serve" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[2:3]:
                     return pid
         raise AssertionError(f"no cardledger serve process:\n{self.served.output()}")
+
+    def health(self) -> dict[str, Any]:
+        status, found = self.request("GET", "/health")
+        assert status == 200, found
+        return dict(found)
+
+    def jobs_running(self) -> dict[str, Any] | None:
+        """The health report once every job part is heard from (None before)."""
+        found = self.health()
+        return found if found["jobs"] == "sqlite" else None
 
     def close(self) -> None:
         self.served.stop()
@@ -112,9 +122,10 @@ def test_make_run_prints_the_organisers_console_link(server: EmbeddedServer) -> 
 
 
 def test_health_says_jobs_go_through_the_sqlite_broker(server: EmbeddedServer) -> None:
-    status, health = server.request("GET", "/health")
-    assert (status, health) == (200, {"ok": True, "database": "ok", "broker": "ok",
-                                      "jobs": "sqlite"})  # fmt: skip
+    """Up, the server says its jobs run; once its workers and beat are heard from, they do."""
+    health = wait_for(server.jobs_running, 60, "the workers and the beat to be heard from")
+    assert health == {"ok": True, "database": "ok", "broker": "ok", "jobs": "sqlite",
+                      "workers": {"live": "ok", "simulations": "ok", "beat": "ok"}}  # fmt: skip
 
 
 def test_a_thousand_match_simulation_runs_in_the_worker(server: EmbeddedServer) -> None:
@@ -215,8 +226,10 @@ def test_stopping_the_server_stops_its_worker(tmp_path: Path) -> None:
         assert status == 202, created
         wait_for(lambda: server.job(created["job"])["state"] == "done", 60, "a small job")
         output = server.served.output()
-        assert "cardledger serve: worker pid" in output, output
-        assert len(ours(marker)) >= 4  # make, serve, gunicorn and its worker, celery and more
+        for child in ("gunicorn", "worker-live-1", "worker-simulations-1", "beat"):
+            assert f"cardledger serve: {child} pid" in output, output
+        assert len(ours(marker)) >= 8  # make, serve, gunicorn and its worker, the job
+        # workers (two per queue), the beat
         os.kill(server.supervisor(), signal.SIGTERM)
         server.served.process.wait(timeout=40)
         wait_for(lambda: not ours(marker), 20, "every process of the server to exit")

@@ -36,6 +36,7 @@ from domain.match import MatchRules
 from domain.table import SeatSpec, Table
 from service.db import get_database
 from service.models import events, job_chunks
+from service.signing import new_private_key
 from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 
@@ -70,8 +71,15 @@ def prefix(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 @pytest.fixture
-def app(database_url: str, redis_url: str, prefix: str) -> Iterator[Flask]:
-    app = make_test_app(database_url, redis_url)
+def signing_key() -> str:
+    """The server's signing key, shared by the app here and the workers: both append to
+    the logs, and a head signed by a key the server does not hold is a damaged log."""
+    return new_private_key()
+
+
+@pytest.fixture
+def app(database_url: str, redis_url: str, prefix: str, signing_key: str) -> Iterator[Flask]:
+    app = make_test_app(database_url, redis_url, signing_key=signing_key)
     yield app
     get_database(app).engine.dispose()
 
@@ -131,7 +139,7 @@ class Worker:
 
 @pytest.fixture
 def workers(
-    database_url: str, redis_url: str, prefix: str, tmp_path: Path
+    database_url: str, redis_url: str, prefix: str, signing_key: str, tmp_path: Path
 ) -> Iterator[Callable[..., Worker]]:
     """Start workers sharing the test's database and broker; all stopped at the end."""
     started: list[Worker] = []
@@ -142,6 +150,7 @@ def workers(
         "CARDLEDGER_BROKER_PREFIX": prefix,
         "CARDLEDGER_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
         "CARDLEDGER_ADMIN_TOKEN": ADMIN_TOKEN,
+        "CARDLEDGER_SIGNING_KEY": signing_key,
     }
 
     def start(name: str, concurrency: int = 1) -> Worker:
@@ -349,7 +358,14 @@ def test_with_redis_stopped_job_routes_answer_503_and_the_rest_works(
         assert queued.status_code == 202  # Redis up: queued (no worker here to run it)
         server.kill()
         server.wait(timeout=10)
-        autoplay = client.post(f"/tables/{table_id}/autoplay", headers=ORGANISER)
+        again = client.post(f"/tables/{table_id}/autoplay", headers=ORGANISER)
+        assert (again.status_code, again.json) == (202, queued.json)  # still pending: its job
+        idle = client.post(
+            "/tables",
+            json={"game": "oh-quay", "seats": [{"name": "A"}, {"bot": "random"}]},
+            headers=ORGANISER,
+        ).json  # nothing pending there: a task for it would have been lost with Redis
+        autoplay = client.post(f"/tables/{idle['id']}/autoplay", headers=ORGANISER)
         assert (autoplay.status_code, autoplay.json["code"]) == (503, "broker_unavailable")
         spec = {"game": "oh-quay", "seats": ["random", "random"], "matches": 2, "seed": 1}
         refused = client.post("/simulations", json=spec, headers=ORGANISER)

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from domain.bots.simulate import Simulation, result, run_chunk
 from service import autoplays, botplay, heartbeats, jobs, reaper, simulations
 from service.db import get_database
 from service.eventstore import now
+from service.models import job_chunk_starts
 from service.models import jobs as job_rows
 from tests.service.queued import ORGANISER, queued_app, tasks
 
@@ -106,6 +107,30 @@ def test_a_simulation_whose_worker_died_is_resumed_and_finishes(
     assert done["state"] == "done", done
     sim = Simulation.of(SPEC)
     assert done["result"] == result(sim, run_chunk(sim, range(sim.matches)))
+
+
+def test_a_chunk_whose_worker_died_is_sent_again_while_the_others_go_on(
+    app: Flask, client: FlaskClient, broker: Path
+) -> None:
+    """Chunk 2 began on a worker that died; the job keeps showing life (its other chunks
+    go on): the chunk alone is sent again, once, and the job is not resumed."""
+    job_id, first = started_simulation(app, client)
+    with app.app_context():
+        assert simulations.begin(job_id, 2)
+    with get_database(app).writing() as connection:
+        connection.execute(
+            update(job_chunk_starts)
+            .where(job_chunk_starts.c.job_id == job_id)
+            .values(alive_at=heartbeats.ago(stale(app)))
+        )
+    heartbeat_ran(app, jobs.SIMULATIONS, now())
+    with app.app_context():
+        assert reaper.reap() == [job_id]
+        assert reaper.reap() == []
+    assert chunks_waiting(broker, job_id) == [*first, 2]
+    with get_database(app).reading() as connection:
+        resumed = connection.scalar(select(job_rows.c.resumed).where(job_rows.c.id == job_id))
+    assert resumed == 0
 
 
 def test_a_simulation_whose_start_was_lost_is_started(
