@@ -12,12 +12,13 @@ from domain.names import clean
 #: What a name may not hold, as far as a pattern can say it (``domain.names`` has the whole
 #: rule): control characters (Cc), format characters (Cf: zero-width, bidirectional
 #: controls, the BOM), the other default-ignorable code points (Hangul fillers, variation
-#: selectors), line and paragraph separators, surrogates, private use and noncharacters,
-#: all in the Basic Multilingual Plane (one escape each, as every regex dialect reads them).
+#: selectors), line and paragraph separators, private use and noncharacters, all in the
+#: Basic Multilingual Plane (one escape each, as every regex dialect reads them; not the
+#: surrogates, which no two dialects read alike: ``invalid_name`` refuses a lone one).
 _REFUSED = (
     r"\u0000-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f"
     r"\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5\u180b-\u180f\u200b-\u200f"
-    r"\u2028-\u202e\u2060-\u206f\u3164\ud800-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff"
+    r"\u2028-\u202e\u2060-\u206f\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff"
     r"\uffa0\ufff0-\ufffb\ufffe-\uffff"
 )
 #: The other characters that print as nothing but space (what ``str.isspace`` and ECMAScript's
