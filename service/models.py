@@ -1,4 +1,5 @@
-"""The database tables. Event rows are append-only: no code path updates or deletes them.
+"""The database tables. Event rows are append-only: no code path updates or deletes them, and
+the database itself refuses to (triggers of migration 0008, ``service.guard``).
 Projection rows (players, tournaments, standings) are read models: any of them can be
 deleted and recomputed from the streams (``flask --app service cardledger rebuild-projections``).
 
@@ -33,6 +34,10 @@ streams = Table(
     Column("version", Integer, nullable=False),
     Column("head", String(64), nullable=False),
     Column("created_at", String(32), nullable=False),
+    #: The first fault found in the stream's stored rows (JSON ``{"version", "code",
+    #: "detail"}``), set by whichever process or verifier found it, so every process
+    #: refuses the stream at once; null while the rows check (``service.streams``).
+    Column("damage", Text),
 )
 
 events = Table(
@@ -49,7 +54,21 @@ events = Table(
     Column("recorded_at", String(32), nullable=False),
     Column("hash", String(64), nullable=False),
     Column("actor", String(40)),
+    #: The server's Ed25519 signature of the stream's head at this version, stored with
+    #: the last row of each append (``service.signing``); null on the rows before it.
+    Column("signature", String(88)),
+    Column("key_id", String(16)),  # the key that signed it
     UniqueConstraint("stream", "version"),
+)
+
+# When the background verifier (``service.verifier``) last re-checked each stream.
+stream_checks = Table(
+    "stream_checks",
+    metadata,
+    Column("stream", String(64), ForeignKey("streams.id"), primary_key=True),
+    Column("checked_at", String(32), nullable=False),
+    Column("version", Integer, nullable=False),
+    Index("ix_stream_checks_oldest", "checked_at"),
 )
 
 seat_tokens = Table(
@@ -80,6 +99,9 @@ table_imports = Table(
     Column("signed", Boolean, nullable=False),  # by a key this server trusts
     Column("key_id", String(16)),  # that key; null for an unsigned import
     Column("imported_at", String(32), nullable=False),
+    #: This server's signature of the mark itself (``service.imports``), so a table
+    #: cannot be passed off as an unsigned import in the database to escape the checks.
+    Column("attestation", String(88)),
 )
 
 # --- projections: read models rebuilt from the streams (``service/projections.py``) ---------

@@ -14,7 +14,7 @@ from flask import Response, render_template
 
 from domain.tournament.standings import shown
 from domain.tournament.state import Entry, Tournament
-from service.api.audit import sign_stream_head
+from service.api.audit import stored_head
 from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
 from service.listings import tournament_settings
 from service.pages.standings import standings_page
@@ -100,6 +100,7 @@ def summary(log: TournamentLog) -> dict[str, Any]:
         **tournament_settings(config, status(state), state.rounds_played, state.finished),
         "version": log.version,
         "created_at": log.created_at,
+        "damaged": log.damage.as_dict() if log.damage is not None else None,
         "entries": [_entry(e) for e in state.entries.values()],
         "seatings": [
             {
@@ -323,7 +324,7 @@ def get_standings(
         "status": head.status,
         "rounds_played": head.rounds_played,
         "rows": shown_rows,
-        "head": sign_stream_head(tournament_id, head.version).as_dict(),
+        "head": stored_head(tournament_id, head.version).as_dict(),
     }
     return body, 200
 
@@ -344,7 +345,7 @@ def get_standings_page(tournament_id: str) -> Response:
     The standings as a printable page (anyone): server-rendered, no external assets.
     """
     head, rows = read_standings(tournament_id)
-    signed = sign_stream_head(tournament_id, head.version)
+    signed = stored_head(tournament_id, head.version)
     shown = standing_rows(rows)
     page = render_template(
         "standings.html",

@@ -346,6 +346,24 @@ class DealQuerySchema(Schema):
     format = fields.String(load_default="json", validate=validate.OneOf(["json", "text"]))
 
 
+class ExportQuerySchema(Schema):
+    """``GET /tables/{id}/export?reveal=true``."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    reveal = fields.Boolean(
+        load_default=False,
+        truthy={"true"},
+        falsy={"false"},
+        metadata={
+            "description": "The organiser's export of a running table includes the seed and "
+            "salt (left out by default: with them anyone holding the file could deal every "
+            "hand still to come). A finished table's export always includes them."
+        },
+    )
+
+
 class ImportQuerySchema(Schema):
     """``POST /tables/import?unsigned=true``."""
 

@@ -10,7 +10,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from domain.names import MAX_PERSON, MAX_TOURNAMENT
 from domain.tournament.pairing import PAIRINGS
 from service.schemas.common import SignedHeadSchema, name_field, player_id_field
-from service.schemas.tables import GAMES, SeedField, rules_field
+from service.schemas.tables import GAMES, SeedField, damaged_field, rules_field
 
 
 class Points(fields.Number):
@@ -181,6 +181,7 @@ class TournamentSchema(Schema):
     created_at = fields.String(required=True)
     entries = fields.List(fields.Nested(EntrySchema), required=True)
     seatings = fields.List(fields.Nested(SeatingSchema), required=True)
+    damaged = damaged_field()
 
 
 class TiebreaksSchema(Schema):
