@@ -2,7 +2,7 @@
 
 ``play_bots`` is the autoplay loop: while a bot seat is among those the table waits
 for, it shows the bot that seat's observation only (``domain.bots.common.observe``),
-seeds the decision from (table seed, version, seat), and submits the chosen action with
+seeds the decision from (deal key, version, seat), and submits the chosen action with
 ``act`` at the expected version under the idempotency key ``bot:{version}:{seat}``. Two
 loops racing on one table therefore never both append: the loser either finds its key
 (same decision, already recorded) or a newer version, and reloads.
@@ -34,6 +34,7 @@ from sqlalchemy import select
 
 from domain.bots import bot, decision_rng
 from domain.bots.common import current_deal, observe
+from domain.shuffle import deal_key
 from service import autoplays, jobs
 from service.autoplays import AUTOPLAY_TASK
 from service.commands import act, table_logs
@@ -52,11 +53,17 @@ SLICE_SECONDS = 5.0
 
 
 def choose(log: TableLog, seat: int, name: str) -> dict[str, Any]:
-    """The bot's action at ``seat``, from that seat's observation only."""
+    """The bot's action at ``seat``, from that seat's observation only.
+
+    Its dice come from the table's deal key, salt included (docs/rules/common.md, "Bots' dice"):
+    from the bare seed, a guessable seed would predict the bot's choices, and a choice
+    (the index of the card it plays) tells where a card sits in its hand.
+    """
     rules = log.rules
     observation = observe(rules, log.state, seat, current_deal(log.events))
-    seed = log.opened.seed or log.id
-    return bot(name).choose(log.opened.game, observation, decision_rng(seed, log.version, seat))
+    opened = log.opened
+    key = deal_key(opened.seed, opened.salt) if opened.seed is not None else log.id
+    return bot(name).choose(opened.game, observation, decision_rng(key, log.version, seat))
 
 
 def play_bots(

@@ -5,8 +5,9 @@ A bot is, per game, ``choose(view, rng) -> action body``. ``view`` is the seat's
 are complete bodies), plus ``log``, the events of the current deal as that seat may
 see them (``rules.visible_events``), so a bot can remember what was played. A bot
 never receives the state itself, so it cannot peek at a hidden card; and its only
-source of chance is ``rng``, seeded from (table seed, version, seat), so a replay
-makes the same choices.
+source of chance is ``rng``, seeded from (the table's deal key, version, seat), so a
+replay makes the same choices; the deal key holds the table's secret salt
+(docs/rules/common.md, "Bots' dice"), so a guessable seed predicts no bot's choice.
 
 ``BOTS`` maps a name to a :class:`Bot`; ``bot(name)`` raises ``unknown_bot``.
 """
@@ -80,8 +81,9 @@ def bot(name: object) -> Bot:
 
 
 def decision_rng(seed: str, version: int, seat: int) -> random.Random:
-    """The RNG of one decision: the table's (or simulated match's) seed, the version the
-    decision is taken at, and the seat. A string seed is hashed with SHA-512 by
+    """The RNG of one decision: the table's deal key ``"{salt}:{seed}"`` (a simulated
+    match's bare seed: no secret to keep), the version the decision is taken at, and the
+    seat. A string seed is hashed with SHA-512 by
     ``random.Random``, so every process and platform draws the same numbers."""
     return random.Random(f"{seed}/bot/{version}/{seat}")
 
