@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Response, redirect, request
+from flask import Response, request
 
 from domain.errors import RuleViolation
 from domain.games import SPECS
@@ -124,7 +124,7 @@ def index() -> Response:
 @blueprint.post("/logout")
 def logout() -> Response:
     """End this browser's session, on the server: its cookie opens nothing any more."""
-    return log_out(redirect("/", code=303))  # type: ignore[arg-type]
+    return log_out(go("/"))
 
 
 # --- a new table -----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import TypeVar
 from urllib.parse import urlencode
 
 from flask import current_app, g, redirect, request
@@ -45,6 +46,7 @@ CSRF_FIELD = "csrf"
 #: A seat's cookie lasts a long club evening; the organiser's session a working day.
 SEAT_MAX_AGE = 24 * 3600
 ORGANISER_MAX_AGE = SESSION_SECONDS
+R = TypeVar("R", bound=Response)
 #: The longest address a clean redirect keeps its other parameters in (the rest are
 #: dropped): no request can grow a ``Location`` header past it.
 MAX_CLEAN_URL = 2000
@@ -136,7 +138,7 @@ def organiser_session() -> str | None:
     return found
 
 
-def log_out(response: Response) -> Response:
+def log_out(response: R) -> R:
     """End this browser's organiser session (server-side first) and clear its cookie."""
     session_id = request.cookies.get(ORGANISER_COOKIE)
     if session_id:
