@@ -221,7 +221,8 @@ def test_stopping_the_server_stops_its_worker(tmp_path: Path) -> None:
     server = EmbeddedServer(tmp_path)
     try:
         marker = str(server.broker)
-        spec = {"game": "oh-quay", "seats": ["random", "random"], "matches": 30, "seed": 3}
+        spec = {"game": "bottle-imp", "seats": ["random"] * 3, "matches": 30, "seed": 3,
+                "max_deals": 1}  # fmt: skip
         status, created = server.request("POST", "/simulations", spec)
         assert status == 202, created
         wait_for(lambda: server.job(created["job"])["state"] == "done", 60, "a small job")
