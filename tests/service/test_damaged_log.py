@@ -215,7 +215,7 @@ def test_restoring_the_rows_makes_the_table_writable_in_every_process(
         before = assert_reads_undamaged(caller, table_id)["version"]
         play(caller, table_id, 2, rng_seed=9 + step)
         assert assert_reads_undamaged(caller, table_id)["version"] >= before + 2
-    status, report = FlaskCaller(warm.test_client()).request(
+    _, report = FlaskCaller(warm.test_client()).request(
         "GET", f"/tables/{table_id}/verify", None, ORGANISER
     )
     assert report["ok"] is True, report
