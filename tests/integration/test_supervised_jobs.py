@@ -9,6 +9,8 @@ would:
   `/health` says ``jobs: "down"`` meanwhile, the server keeps serving, the job is resumed;
 - ``kill -9`` of the one process playing a chunk: its chunk is played again while the
   other worker goes on;
+- ``kill -9`` of the live worker: a person's action and two requests meanwhile queue one
+  autoplay, with one job, which the restarted worker runs;
 - ``kill -9`` of the beat: restarted, `/health` says so meanwhile;
 - the broker's file keeps no delivered message, however many jobs ran.
 
@@ -202,6 +204,34 @@ def test_a_process_killed_mid_chunk_has_its_chunk_played_again(up: EmbeddedServe
     assert done["state"] == "done", done
     assert done["result"] == in_process(spec)
     assert f"cardledger serve: {victim} exited (code -9)" in up.served.output()
+
+
+def test_triggers_while_the_live_worker_is_down_queue_one_autoplay(up: EmbeddedServer) -> None:
+    """With the live worker killed (serve starts it again after a second), a person's
+    action and two requests wake one table: one task waits in the broker and both
+    requests get the one job it carries; the restarted worker runs it to its end."""
+    body = {"game": "bottle-imp", "seed": "pending", "max_deals": 1,
+            "seats": [{"name": "Ann"}, {"bot": "heuristic"}, {"bot": "random"}]}  # fmt: skip
+    status, table = up.request("POST", "/tables", body)
+    assert status == 201, table
+    ann = {"Authorization": f"Bearer {table['seats'][0]['token']}"}
+    path = f"/tables/{table['id']}"
+    killed = pid_of(up, "worker-live-1")
+    os.kill(killed, signal.SIGKILL)
+    wait_for(lambda: "worker-live-1 exited (code -9)" in up.served.output(), 10, "serve to see it")
+    status, dealt = up.served.request("POST", f"{path}/actions", {"type": "deal"}, ann)
+    assert status == 201, dealt
+    first = up.request("POST", f"{path}/autoplay")
+    second = up.served.request("POST", f"{path}/autoplay", headers=ann)
+    assert (first[0], second[0]) == (202, 202)
+    assert first[1]["job"] == second[1]["job"]
+    waiting = [p for p in broker_rows(up)[2] if "cardledger.autoplay" in p and table["id"] in p]
+    assert len(waiting) == 1
+    down_then_up(up, "live", {"worker-live-1": killed})
+    done = finished(up, first[1]["job"], 60)
+    assert done["state"] == "done" and done["result"]["stopped"] == "waiting_for_person", done
+    state = up.served.request("GET", f"{path}/state", headers=ann)[1]
+    assert state["to_act"] == [0] and state["version"] >= dealt["version"] + 4
 
 
 def test_a_killed_beat_is_restarted(up: EmbeddedServer) -> None:
