@@ -270,9 +270,9 @@ def _shown(config: Config) -> str:
 
 def _options(function: click.decorators.FC) -> click.decorators.FC:
     for option in reversed([
-        click.option("--job-workers", type=int, default=2, show_default=True,
+        click.option("--job-workers", type=click.IntRange(min=1), default=2, show_default=True,
                      help="Celery worker processes for simulations"),
-        click.option("--live-workers", type=int, default=2, show_default=True,
+        click.option("--live-workers", type=click.IntRange(min=1), default=2, show_default=True,
                      help="Celery worker processes for the bots of tables in play"),
     ]):  # fmt: skip
         function = option(function)
@@ -297,5 +297,5 @@ def serve_command(**options: object) -> int:
 @click.option("--beat/--no-beat", default=True, show_default=True,
               help="run Celery beat too (the sweep, heartbeats, the reaper)")  # fmt: skip
 def workers_command(**options: object) -> int:
-    """The jobs' Celery workers (one per queue) and beat, supervised (make worker)."""
+    """The jobs' Celery workers (live tables, simulations) and beat, supervised (make worker)."""
     return serve(Options(web=False, jobs=True, **options))  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 """Bots whose task a broker outage lost move on by themselves once the broker is back:
-real Celery workers (``worker -B``, as ``make worker`` runs them) on the real PostgreSQL
+real Celery workers (``worker -B``: the beat embedded) on the real PostgreSQL
 and a redis-server of the test's own, stopped and started again on the same port. Nobody
 calls ``POST /tables/{id}/autoplay``.
 
