@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 
 from kombu.exceptions import OperationalError as BrokerError
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from service import jobs
@@ -72,7 +72,7 @@ def _send(table_id: str, job_id: str | None, seconds: float | None) -> None:
         raise
 
 
-def _same_job(job_id: str | None):  # type: ignore[no-untyped-def]
+def _same_job(job_id: str | None) -> ColumnElement[bool]:
     column = pending_autoplays.c.job_id
     return column.is_(None) if job_id is None else column == job_id
 

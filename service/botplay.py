@@ -153,7 +153,7 @@ def run_autoplay(table_id: str, job_id: str | None, seconds: float | None) -> di
         if not jobs.start(job_id):
             return {}
         with get_database().reading() as connection:
-            base = connection.scalar(select(job_rows.c.done).where(job_rows.c.id == job_id))
+            base = connection.scalar(select(job_rows.c.done).where(job_rows.c.id == job_id)) or 0
 
     def progress(moves: int) -> None:
         if job_id is not None:

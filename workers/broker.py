@@ -51,7 +51,7 @@ class Channel(sqlalchemy.Channel):
         options = {k: v for k, v in client.transport_options.items() if k not in NOT_ENGINE}
         return create_engine(client.hostname, **options)
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
         """kombu's ``_get``, deleting the row it takes instead of hiding it, in the same
         transaction (a file written by kombu's own transport loses its hidden rows at the
         first take)."""
