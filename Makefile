@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 .PHONY: help install run test fuzz browser bench openapi worker lint clean
 
 help:
-	@echo "make run      serve on $(HOST):$(PORT) with a jobs worker (installs, migrates, prints the organiser token and console link; HOST=0.0.0.0 for phones on the club's network)"
+	@echo "make run      serve on $(HOST):$(PORT) with the jobs' workers (installs, migrates, prints the organiser token and console link; HOST=0.0.0.0 for phones on the club's network)"
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
