@@ -43,7 +43,7 @@ import redis
 from celery import Celery
 from flask import Flask, current_app
 from kombu.exceptions import OperationalError as BrokerError
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, func, select, update
 from sqlalchemy.exc import OperationalError as DatabaseError
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.utils import import_string
@@ -203,11 +203,14 @@ def start(job_id: str) -> bool:
     return advance(job_id, RUNNING, alive_at=now())
 
 
-def revive(job_id: str) -> bool:
-    """The reaper sent the job's work again: a new sign of life, one more resumption."""
+def revive(job_id: str, silent_since: str) -> bool:
+    """The reaper is about to send the job's work again: a new sign of life, one more
+    resumption; False when the job is over or showed life since ``silent_since`` (another
+    beat's reaper was first: one resumption, not two)."""
+    alive = func.coalesce(jobs.c.alive_at, jobs.c.updated_at)
     statement = (
         update(jobs)
-        .where(jobs.c.id == job_id, jobs.c.state.in_(OPEN))
+        .where(jobs.c.id == job_id, jobs.c.state.in_(OPEN), alive < silent_since)
         .values(alive_at=now(), resumed=jobs.c.resumed + 1)
     )
     with get_database().writing() as connection:

@@ -14,7 +14,7 @@ is *lost* when both hold:
 The second condition is what keeps a job that merely waits its turn (behind other
 simulations, or while every worker is down) from being taken for dead: the reaper acts
 only on evidence, and only once workers run again. A lost job is resumed: a simulation's
-chunks in flight are sent again (``service.simulations.resume``; chunks are idempotent),
+chunks in flight are sent again (``service.simulations.resend_lost``; chunks are idempotent),
 an autoplay's table is queued again with its job (``service.autoplays.resume``). A
 simulation's chunk is judged the same way on its own (it stamps its own sign of life
 while it plays): one whose worker died is sent again while the other chunks go on. A job
@@ -46,7 +46,7 @@ MAX_RESUMES = 3
 REAP_LIMIT = 100
 
 
-def lost_jobs(period: float) -> list[Any]:
+def lost_jobs(silent_since: str) -> list[Any]:
     """The open jobs whose worker died (see the module docstring), longest silent first."""
     alive = func.coalesce(job_rows.c.alive_at, job_rows.c.updated_at)
     columns = (job_rows.c.id, job_rows.c.kind, job_rows.c.table_id, job_rows.c.resumed)
@@ -54,7 +54,7 @@ def lost_jobs(period: float) -> list[Any]:
         passed = sent_before(connection)
         rows = connection.execute(
             select(*columns, alive.label("alive"))
-            .where(job_rows.c.state.in_(jobs.OPEN), alive < ago(STALE_PERIODS * period))
+            .where(job_rows.c.state.in_(jobs.OPEN), alive < silent_since)
             .order_by(alive)
             .limit(REAP_LIMIT)
         ).all()
@@ -63,16 +63,18 @@ def lost_jobs(period: float) -> list[Any]:
 
 def reap() -> list[str]:
     """Resume (or fail) every lost job, and send again every lost chunk of a simulation
-    that goes on; the job ids acted on."""
-    period = heartbeat_seconds()
+    that goes on; the job ids acted on. Each resumption is a guarded UPDATE, so two beats'
+    reapers (one per `make worker` machine) resume a job once."""
+    silent_since = ago(STALE_PERIODS * heartbeat_seconds())
     acted = []
     with get_database().reading() as connection:
         passed = sent_before(connection).get(jobs.SIMULATIONS, "")
-    for job_id, chunk in simulations.lost_chunks(ago(STALE_PERIODS * period), passed):
-        simulations.resend_chunk(job_id, chunk)
-        logger.warning("job %s (simulation): chunk %d's worker died; sent again", job_id, chunk)
-        acted.append(job_id)
-    for row in lost_jobs(period):
+    for job_id, chunk in simulations.lost_chunks(silent_since, passed):
+        if simulations.resend_chunk(job_id, chunk, silent_since):
+            logger.warning("job %s (simulation): chunk %d's worker died; sent again",
+                           job_id, chunk)  # fmt: skip
+            acted.append(job_id)
+    for row in lost_jobs(silent_since):
         kind = jobs.STOPPED.get(row.kind, "the job stopped")
         if row.resumed >= MAX_RESUMES:
             reason = f"{kind}: its worker died {row.resumed + 1} times; start it again"
@@ -81,13 +83,17 @@ def reap() -> list[str]:
                 acted.append(row.id)
             continue
         if row.kind == jobs.SIMULATION:
-            sent = simulations.resume(row.id)
+            if not jobs.revive(row.id, silent_since):
+                continue
+            sent = simulations.resend_lost(row.id)
             logger.warning("job %s (simulation): its worker died; chunks %s sent again",
                            row.id, sent)  # fmt: skip
-        elif row.table_id is not None and jobs.revive(row.id):
+        elif row.table_id is not None and jobs.revive(row.id, silent_since):
             if not autoplays.resume(row.table_id, row.id):
                 jobs.fail(row.id, f"{kind}: its worker died; another autoplay goes on")
             logger.warning("job %s (autoplay): its worker died; table %s queued again",
                            row.id, row.table_id)  # fmt: skip
+        else:
+            continue
         acted.append(row.id)
     return acted

@@ -22,7 +22,7 @@ A chunk that began stamps its own sign of life too (``job_chunk_starts``). When 
 dies: a prefork pool's process killed mid-chunk gets its chunk back from Celery (acks
 late, rejected on worker lost); otherwise the reaper (``service.reaper``) sends again a
 chunk that began and went silent (``lost_chunks``), while the job's other chunks go on,
-and a job gone silent altogether has its unstored chunks sent again (``resume``). A
+and a job gone silent altogether has its unstored chunks sent again (``resend_lost``). A
 chunk that began ``MAX_CHUNK_STARTS`` times without storing (it kills its worker every
 time) fails its job with a reason.
 """
@@ -206,22 +206,28 @@ def lost_chunks(stale_before: str, passed: str) -> list[tuple[str, int]]:
         return [(row.job_id, row.chunk) for row in connection.execute(query)]
 
 
-def resend_chunk(job_id: str, chunk: int) -> None:
-    """Send a lost chunk again (once per loss: its sign of life is renewed here)."""
+def resend_chunk(job_id: str, chunk: int, silent_since: str) -> bool:
+    """Send a lost chunk again, once per loss: its sign of life is renewed here, unless
+    it showed life since ``silent_since`` (another reaper was first); whether it was sent."""
     with get_database().writing() as connection:
-        connection.execute(
+        renewed = connection.execute(
             update(job_chunk_starts)
-            .where(job_chunk_starts.c.job_id == job_id, job_chunk_starts.c.chunk == chunk)
+            .where(
+                job_chunk_starts.c.job_id == job_id,
+                job_chunk_starts.c.chunk == chunk,
+                job_chunk_starts.c.alive_at < silent_since,
+            )
             .values(alive_at=now())
-        )
-    send(job_id, [chunk])
+        ).rowcount
+    if renewed:
+        send(job_id, [chunk])
+    return bool(renewed)
 
 
-def resume(job_id: str) -> list[int]:
-    """The reaper: the job's chunks in flight were lost with their worker. Its chunks sent
-    and not stored, to send again (the start, for a job still queued, is sent here)."""
-    if not jobs.revive(job_id):
-        return []
+def resend_lost(job_id: str) -> list[int]:
+    """The reaper revived the job (``jobs.revive``): its chunks in flight were lost with
+    their worker. Its chunks sent and not stored are sent again (the start, for a job
+    still queued); which chunks."""
     with get_database().reading() as connection:
         state, dispatched = connection.execute(
             select(job_rows.c.state, job_rows.c.dispatched).where(job_rows.c.id == job_id)

@@ -133,6 +133,20 @@ def test_a_chunk_whose_worker_died_is_sent_again_while_the_others_go_on(
     assert resumed == 0
 
 
+def test_two_reapers_resume_a_job_once(app: Flask, client: FlaskClient, broker: Path) -> None:
+    """Two beats (two `make worker` machines) judging the same silence: the first revives
+    the job and sends its chunks, the second finds it alive since and sends nothing."""
+    job_id, first = started_simulation(app, client)
+    silent_since(app, job_id, stale(app))
+    cutoff = heartbeats.ago(stale(app) - 1)
+    with app.app_context():
+        assert jobs.revive(job_id, cutoff) is True
+        assert jobs.revive(job_id, cutoff) is False
+        assert simulations.begin(job_id, 0)
+        assert simulations.resend_chunk(job_id, 0, cutoff) is False  # alive: not lost
+    assert chunks_waiting(broker, job_id) == first
+
+
 def test_a_simulation_whose_start_was_lost_is_started(
     app: Flask, client: FlaskClient, broker: Path
 ) -> None:
