@@ -22,6 +22,7 @@ from domain.errors import RuleViolation
 from domain.events import event_type
 from domain.games import Rules, game
 from domain.match import MatchRules
+from domain.shuffle import deal_key
 from domain.table import SeatSpec, Table
 
 #: Matches per chunk (one task): fixed by the simulation, never by the workers.
@@ -141,7 +142,10 @@ def play_match(
         seat = acting[0]
         player = bots[seat]
         observation = observe(rules, state, seat, deal)
-        body = player.choose(table.game, observation, decision_rng(table.seed, version, seat))
+        # The deal key: a salted table's dice hold its salt (docs/rules/common.md, "Bots'
+        # dice"); a simulation's table has none, so its dice are its seed's.
+        dice = decision_rng(deal_key(table.seed, table.salt), version, seat)
+        body = player.choose(table.game, observation, dice)
         events = rules.decide(state, rules.parse(body))
         for e in events:
             if event_type(e) == "DealStarted":
