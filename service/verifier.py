@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 
 #: At most this many streams per run besides the marked ones: the next run goes on.
 BATCH = 500
+VERIFY_TASK = "cardledger.verify_streams"
+#: How often the beat sends it (``CARDLEDGER_VERIFY_SECONDS``).
+DEFAULT_VERIFY_SECONDS = 60.0
 
 
 @dataclass(slots=True)

@@ -7,6 +7,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,13 +42,11 @@ def service_missing(name: str, reason: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A PostgreSQL URL whose tables live in a fresh schema of this test session.
-
-    The database outlives test runs and is shared by whoever runs tests on the machine, so
-    each session gets its own empty schema (``search_path``), dropped at the end.
-    """
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A PostgreSQL URL whose tables live in a fresh schema (``search_path``), dropped at
+    the end. The database outlives test runs and is shared by whoever runs tests on the
+    machine, so tests never use its public schema."""
     base = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
     schema = f"test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     engine = create_engine(base, connect_args={"connect_timeout": 3})
@@ -58,10 +57,27 @@ def postgres_url() -> Iterator[str]:
         engine.dispose()
         service_missing("PostgreSQL", str(error).splitlines()[0])
     url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
-    yield url.render_as_string(hide_password=False)
-    with engine.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    engine.dispose()
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL schema of this test session's own."""
+    with postgres_schema() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def damage_postgres_url() -> Iterator[str]:
+    """A PostgreSQL schema of the module's own, for tests that damage stored logs: the
+    session's other tests (a rebuild of every projection, say) never meet their tables."""
+    with postgres_schema() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,9 @@ from service.db import run_migrations
 from service.signing import new_private_key
 
 ADMIN_TOKEN = "test-organiser-token"
+#: The tests' server key: every app a test builds is the same server unless it says
+#: otherwise (its processes share one key, as a real server's do).
+SIGNING_KEY = new_private_key()
 
 
 def make_test_app(
@@ -31,7 +34,8 @@ def make_test_app(
     Its jobs run where ``jobs`` says; by default through Redis given a ``redis_url``, else
     eagerly inside the request (``CARDLEDGER_JOBS=eager``), never `make run`'s SQLite broker.
 
-    Its signing key is `signing_key`, else a fresh one: never the checkout's `var/signing-key`.
+    Its signing key is `signing_key`, else the tests' ``SIGNING_KEY``: never the checkout's
+    `var/signing-key`.
     """
     if migrate:
         run_migrations(database_url)
@@ -39,7 +43,7 @@ def make_test_app(
         database_url=database_url,
         redis_url=redis_url,
         admin_token=ADMIN_TOKEN,
-        signing_key=signing_key or new_private_key(),
+        signing_key=signing_key or SIGNING_KEY,
         trusted_keys=trusted_keys,
         jobs=jobs or ("redis" if redis_url else "eager"),
         broker_url=broker_url,

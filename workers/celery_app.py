@@ -31,7 +31,10 @@ The beat (``workers.beat.Beat``, its own process under the supervisor, or ``-B``
   long such a table must have had no event, so a table whose bots are moving right now
   is left to them;
 - a heartbeat to each queue every `CARDLEDGER_HEARTBEAT_SECONDS` (default 5;
-  ``service.heartbeats``), and the reaper every two periods (``service.reaper``).
+  ``service.heartbeats``), and the reaper every two periods (``service.reaper``);
+- the verifier, `cardledger.verify_streams`, every `CARDLEDGER_VERIFY_SECONDS` (default 60)
+  on the simulations queue (background work no live table waits on): it re-checks every
+  stream's stored rows and marks the damaged ones (``service.verifier``).
 
 Two more settings, from the environment:
 
@@ -62,6 +65,7 @@ from service.jobs import LIVE, SIMULATIONS
 from service.reaper import REAP_TASK
 from service.simulations import CHUNK_TASK, START_TASK
 from service.sweep import IDLE_SECONDS, RESUME_TASK
+from service.verifier import DEFAULT_VERIFY_SECONDS, VERIFY_TASK
 from workers.broker import TRANSPORT, database_url
 
 DEFAULT_VISIBILITY_TIMEOUT = 3600
@@ -69,12 +73,13 @@ BROKER_CONNECT_TIMEOUT = 2.0
 DEFAULT_SWEEP_SECONDS = 15.0
 SWEEP_ENTRY = "resume-bots"
 REAP_ENTRY = "reap-jobs"
+VERIFY_ENTRY = "verify-streams"
 QUEUES = (LIVE, SIMULATIONS)
 #: How often a worker looks at an empty queue of the SQLite broker (Redis needs no polls).
 SQLITE_POLLING_SECONDS = 0.2
 #: Tasks whose every run would fill the workers' and the beat's logs (they log themselves
 #: when they find something to do).
-QUIET_TASKS = (HEARTBEAT_TASK, REAP_TASK)
+QUIET_TASKS = (HEARTBEAT_TASK, REAP_TASK, VERIFY_TASK)
 
 
 def heartbeat_entry(queue: str) -> str:
@@ -130,6 +135,14 @@ def beat_schedule(env: Mapping[str, str], period: float) -> dict[str, Any]:
         "task": REAP_TASK,
         "schedule": 2 * period,
         "options": {"expires": 2 * period},
+    }
+    verify = float(env.get("CARDLEDGER_VERIFY_SECONDS", "") or DEFAULT_VERIFY_SECONDS)
+    if verify <= 0:
+        raise ValueError("CARDLEDGER_VERIFY_SECONDS must be > 0")
+    schedule[VERIFY_ENTRY] = {  # background work: on the queue no live table waits on
+        "task": VERIFY_TASK,
+        "schedule": verify,
+        "options": {"queue": SIMULATIONS, "expires": verify},
     }
     return schedule
 
@@ -199,7 +212,11 @@ def make_celery(
         broker_connection_retry_on_startup=True,
         task_queues=[Queue(name, Exchange(name), routing_key=name) for name in QUEUES],
         task_default_queue=LIVE,
-        task_routes={START_TASK: {"queue": SIMULATIONS}, CHUNK_TASK: {"queue": SIMULATIONS}},
+        task_routes={
+            START_TASK: {"queue": SIMULATIONS},
+            CHUNK_TASK: {"queue": SIMULATIONS},
+            VERIFY_TASK: {"queue": SIMULATIONS},  # background: no live table waits on it
+        },
     )
     schedule = {}
     if mode != "eager":

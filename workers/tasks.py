@@ -24,7 +24,7 @@ from celery.signals import worker_ready
 from flask import Flask, current_app, has_app_context
 from kombu.exceptions import OperationalError as BrokerError
 
-from service import botplay, heartbeats, jobs, reaper, simulations, sweep
+from service import botplay, heartbeats, jobs, reaper, simulations, sweep, verifier
 from service.config import Config
 from service.jobs import LIVE
 from workers.celery_app import QUEUES, SWEEP_ENTRY, make_celery
@@ -85,6 +85,13 @@ def reap_jobs() -> list[str]:
     """Resume (or fail) the jobs whose worker died (``service.reaper``)."""
     with flask_app().app_context():
         return reaper.reap()
+
+
+@shared_task(name=verifier.VERIFY_TASK, ignore_result=True)
+def verify_streams() -> dict[str, object]:
+    """Re-check the streams' stored rows, marking the damaged (``service.verifier``)."""
+    with flask_app().app_context():
+        return verifier.verify_streams().as_dict()
 
 
 @worker_ready.connect

@@ -34,12 +34,11 @@ def server_env(database_url: str, admin_token: str, **more: str) -> dict[str, st
     env.update(DATABASE_URL=database_url, CARDLEDGER_ADMIN_TOKEN=admin_token,
                CARDLEDGER_JOBS="eager")  # fmt: skip
     env.update(more)
-    try:  # a server that signs its exports gets a key of its own
-        from service.signing import new_private_key
-    except ImportError:
-        pass
-    else:
-        env["CARDLEDGER_SIGNING_KEY"] = new_private_key()
+    # The tests' server key (tests.helpers.SIGNING_KEY): never the checkout's var/, and the
+    # same as the in-process apps', so all of a session's processes are one server.
+    from tests.helpers import SIGNING_KEY
+
+    env["CARDLEDGER_SIGNING_KEY"] = SIGNING_KEY
     return env
 
 

@@ -82,7 +82,7 @@ def server(
     if request.param == "sqlite":
         url = f"sqlite:///{home / 'cardledger.db'}"
     else:
-        url = request.getfixturevalue("postgres_url")
+        url = request.getfixturevalue("damage_postgres_url")
     run_migrations(url)
     served = gunicorn(home, url, "gunicorn")
     engine = create_engine(url)

@@ -721,7 +721,7 @@ def test_every_game_tells_each_deal_event_by_event(
 def backend_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path_factory.mktemp('tamper') / 'tampered.db'}"
-    url: str = request.getfixturevalue("postgres_url")
+    url: str = request.getfixturevalue("damage_postgres_url")
     return url
 
 

@@ -48,7 +48,7 @@ from tests.service.log_damage import (
     tampering,
 )
 
-BACKENDS = {"sqlite": "sqlite_url", "postgresql": "postgres_url"}
+BACKENDS = {"sqlite": "sqlite_url", "postgresql": "damage_postgres_url"}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)])

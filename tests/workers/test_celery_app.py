@@ -53,8 +53,9 @@ def test_the_sqlite_broker_needs_no_server(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["redis", "sqlite"])
 def test_simulations_have_a_queue_of_their_own(mode: str, tmp_path: Path) -> None:
-    """A simulation's start and chunks go to ``simulations``; everything else (the bots of
-    tables in play, the sweep, the reaper) to ``live``. One task per process at a time."""
+    """A simulation's start and chunks, and the verifier's background checks, go to
+    ``simulations``; everything else (the bots of tables in play, the sweep, the reaper)
+    to ``live``. One task per process at a time."""
     config = Config(database_url="sqlite://", redis_url="redis://127.0.0.1:6379/0", jobs=mode,
                     broker_url=f"sqla+sqlite:///{tmp_path / 'b.sqlite'}")  # fmt: skip
     app = make_celery(config)
@@ -63,8 +64,9 @@ def test_simulations_have_a_queue_of_their_own(mode: str, tmp_path: Path) -> Non
                 name.startswith("cardledger.")}  # fmt: skip
     assert queue_of == {
         "cardledger.simulate": "simulations", "cardledger.simulate_chunk": "simulations",
-        "cardledger.autoplay": "live", "cardledger.resume_bots": "live",
-        "cardledger.reap_jobs": "live", "cardledger.heartbeat": "live", "cardledger.ping": "live",
+        "cardledger.verify_streams": "simulations", "cardledger.autoplay": "live",
+        "cardledger.resume_bots": "live", "cardledger.reap_jobs": "live",
+        "cardledger.heartbeat": "live", "cardledger.ping": "live",
     }  # fmt: skip
     assert app.conf.worker_prefetch_multiplier == 1
 

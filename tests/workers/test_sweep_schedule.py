@@ -11,10 +11,12 @@ from service.eventstore import now
 from service.heartbeats import HEARTBEAT_TASK
 from service.reaper import REAP_TASK
 from service.sweep import IDLE_SECONDS, RESUME_TASK
+from service.verifier import VERIFY_TASK
 from workers.celery_app import (
     DEFAULT_SWEEP_SECONDS,
     REAP_ENTRY,
     SWEEP_ENTRY,
+    VERIFY_ENTRY,
     heartbeat_entry,
     make_celery,
 )
@@ -46,6 +48,18 @@ def test_beat_sends_each_queue_a_heartbeat_and_runs_the_reaper() -> None:
     reap = schedule[REAP_ENTRY]
     assert (reap["task"], reap["schedule"]) == (REAP_TASK, 4.0)
     assert {HEARTBEAT_TASK, REAP_TASK} <= set(make_celery(REDIS, env={}).tasks)
+
+
+def test_beat_runs_the_verifier_on_the_background_queue() -> None:
+    """Every CARDLEDGER_VERIFY_SECONDS (60 by default) the verifier re-checks the streams,
+    on the simulations queue, so it never delays a live table's bots."""
+    for env, seconds in (({}, 60.0), ({"CARDLEDGER_VERIFY_SECONDS": "7"}, 7.0)):
+        entry = make_celery(REDIS, env=env).conf.beat_schedule[VERIFY_ENTRY]
+        assert (entry["task"], entry["schedule"]) == (VERIFY_TASK, seconds)
+        assert entry["options"] == {"queue": "simulations", "expires": seconds}
+    assert VERIFY_TASK in make_celery(REDIS, env={}).tasks
+    with pytest.raises(ValueError, match="CARDLEDGER_VERIFY_SECONDS"):
+        make_celery(REDIS, env={"CARDLEDGER_VERIFY_SECONDS": "0"})
 
 
 def test_the_interval_and_the_idle_time_come_from_the_environment() -> None:
