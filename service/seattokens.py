@@ -7,7 +7,7 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, select
 
 from service.models import seat_tokens
 
@@ -34,3 +34,13 @@ def issue_seat_tokens(
             ],
         )
     return tokens
+
+
+def seat_of_token(connection: Connection, token: str) -> tuple[str, int] | None:
+    """The (table, seat) a seat token belongs to, or None for a token nobody was given."""
+    row = connection.execute(
+        select(seat_tokens.c.table_id, seat_tokens.c.seat).where(
+            seat_tokens.c.token_hash == hash_token(token)
+        )
+    ).first()
+    return None if row is None else (str(row.table_id), int(row.seat))

@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from service.db import get_database
-from tests.helpers import make_test_app
+from tests.helpers import SIGNING_KEY, make_test_app
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -97,6 +97,13 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def signing_key() -> str:
+    """The server's signing key, which all its processes share (the app here, its workers,
+    a server started by the test): a head signed by a key it does not hold is damage."""
+    return SIGNING_KEY
 
 
 @pytest.fixture

@@ -141,7 +141,7 @@ def verify(table_id: str) -> Any:
     'A running table\'s export leaves out the seed and salt (`"redacted"`) unless the '
     "organiser asks with `?reveal=true`.",
 )
-@blp.problems(401, 403, 404)
+@blp.problems(401, 403, 404, 422)
 def export(query: dict[str, bool], table_id: str) -> Response:
     """Export a table's log
 

@@ -22,12 +22,14 @@ from kombu.exceptions import OperationalError as BrokerError
 from domain.bots.simulate import Simulation
 from service import autoplays, jobs
 from service.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
-from service.auth import ORGANISER, bearer, is_organiser, viewer_of, viewer_of_token
+from service.auth import ORGANISER, bearer, is_organiser, viewer_of
 from service.commands import table_logs
 from service.config import Config
 from service.db import get_database
 from service.errors import ApiError
+from service.failures import NotFound
 from service.schemas.jobs import JobCreatedSchema, JobSchema, SimulationCreateSchema
+from service.seattokens import seat_of_token
 from service.tablelog import damaged
 
 blp = Blueprint("jobs", __name__, description="Bots' autoplay, simulations, job status.")
@@ -135,12 +137,13 @@ def cancel_job(job_id: str) -> tuple[dict[str, Any], int]:
         raise ApiError(401, "unauthorized", "cancelling a job needs a token")
     if not is_organiser(token):
         with get_database().reading() as connection:
-            table_id, started_by = jobs.owner(connection, job_id)  # 404 for an unknown job
-            viewer = (
-                viewer_of_token(connection, table_id, token)  # 401: not a token of its table
-                if table_id is not None and (started_by or "").startswith("seat ")
-                else None
-            )
-        if viewer is None or started_by != f"seat {viewer}":
+            seat = seat_of_token(connection, token)  # the caller first: 401 for a stranger
+            if seat is None:
+                raise ApiError(401, "unauthorized", "this token is nobody's")
+            try:
+                started = jobs.owner(connection, job_id)
+            except NotFound:  # a seat learns nothing of others' jobs, not even that they exist
+                started = (None, None)
+        if started != (seat[0], f"seat {seat[1]}"):
             raise ApiError(403, "forbidden", "only the organiser or whoever started it may")
     return jobs.cancel(job_id), 200

@@ -51,7 +51,7 @@ class TournamentItemSchema(TournamentSchema):
     the number of its entries (not withdrawn) in place of the entries and seatings."""
 
     class Meta:
-        exclude = ("entries", "seatings")
+        exclude = ("entries", "seatings", "damaged")  # a list reads projections, folds nothing
 
     entry_count = fields.Integer(required=True, metadata={"description": "Entries not withdrawn."})
 

@@ -30,7 +30,6 @@ from service import autoplays, sweep
 from service.db import get_database
 from service.heartbeats import ago
 from service.models import pending_autoplays
-from service.signing import new_private_key
 from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 from tests.integration.test_workers import (
@@ -96,11 +95,6 @@ def prefix(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("CARDLEDGER_BROKER_PREFIX", value)
     return value
 
-
-@pytest.fixture
-def signing_key() -> str:
-    """The server's signing key, the app's here and the workers' (both append)."""
-    return new_private_key()
 
 
 @pytest.fixture

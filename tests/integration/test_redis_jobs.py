@@ -33,7 +33,6 @@ from domain.bots.simulate import Simulation, result, run_chunk
 from service.app import create_app
 from service.config import Config
 from service.db import get_database, run_migrations
-from service.signing import new_private_key
 from tests.helpers import ADMIN_TOKEN, wait_for
 from tests.integration.test_embedded_jobs import ours
 
@@ -54,11 +53,6 @@ def prefix(redis_url: str) -> Iterator[str]:
         if keys:
             client.delete(*keys)
 
-
-@pytest.fixture
-def signing_key() -> str:
-    """The server's key, the web side's and the workers' (each appends to the logs)."""
-    return new_private_key()
 
 
 @pytest.fixture

@@ -36,7 +36,6 @@ from domain.match import MatchRules
 from domain.table import SeatSpec, Table
 from service.db import get_database
 from service.models import events, job_chunks
-from service.signing import new_private_key
 from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 
@@ -69,12 +68,6 @@ def prefix(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         if keys:
             client.delete(*keys)
 
-
-@pytest.fixture
-def signing_key() -> str:
-    """The server's signing key, shared by the app here and the workers: both append to
-    the logs, and a head signed by a key the server does not hold is a damaged log."""
-    return new_private_key()
 
 
 @pytest.fixture

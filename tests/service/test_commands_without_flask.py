@@ -19,7 +19,11 @@ SCRIPT = textwrap.dedent(
     from domain.errors import RuleViolation
     from service.failures import ApplicationError
 
-    resources = {}
+    from service.config import Config
+    from service.signing import new_private_key
+
+    resources = {house.CONFIG_KEY: Config(database_url=sys.argv[1],
+                                          signing_key=new_private_key())}
     database = db.install(resources, sys.argv[1])
     db.metadata.create_all(database.engine)
     changed = []

@@ -368,6 +368,7 @@ class TestAtomicity:
 
 
 #: An UPDATE or DELETE aimed at the events table, in SQLAlchemy Core or in raw SQL.
+RESTORE = str(Path("service") / "records.py")
 MUTATES_EVENTS = re.compile(
     r"\b(?:update|delete)\(\s*(?:\w+\.)*events\b"  # update(events) / sa.delete(models.events)
     r"|\bevents\.(?:update|delete)\("  # events.update()
@@ -391,7 +392,11 @@ def test_no_code_updates_or_deletes_event_rows() -> None:
         for text in [path.read_text(encoding="utf-8")]
         for m in MUTATES_EVENTS.finditer(text)
     ]
-    assert offending == []
+    # The one exception, by design: ``cardledger restore`` puts a damaged table's rows back
+    # from a signed export, lifting the database's guard inside its own transaction.
+    restore = [o for o in offending if o.startswith(RESTORE) and o.endswith("delete(events")]
+    assert len(restore) == 1, offending
+    assert [o for o in offending if o not in restore] == []
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from sqlalchemy import delete, select, update
 from service.db import alembic_config, get_database
 from service.models import players, standings, table_summaries, tournament_tables, tournaments
 from tests.factories import table_body
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN, SIGNING_KEY, make_test_app
 from tests.service.tournament_play import (
     ORGANISER,
     created,
@@ -128,7 +128,12 @@ def test_the_flask_command_line_rebuilds(app: Flask, sqlite_url: str, tmp_path: 
     kept = snapshot(app)
     with get_database(app).writing() as connection:
         connection.execute(delete(standings))
-    env = {**os.environ, "DATABASE_URL": sqlite_url, "CARDLEDGER_ADMIN_TOKEN": ADMIN_TOKEN}
+    env = {
+        **os.environ,
+        "DATABASE_URL": sqlite_url,
+        "CARDLEDGER_ADMIN_TOKEN": ADMIN_TOKEN,
+        "CARDLEDGER_SIGNING_KEY": SIGNING_KEY,
+    }  # the same server: its key
     flask = Path(sys.executable).with_name("flask")
     done = subprocess.run(
         [str(flask), "--app", "service", "cardledger", "rebuild-projections"],
