@@ -35,17 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-    PublicFormat,
-)
+from nacl.exceptions import BadSignatureError
+from nacl.signing import SigningKey, VerifyKey
 
 from service.house import CONFIG_KEY, resources
 from service.varfiles import read_secret
@@ -105,21 +96,21 @@ def parse_signature(text: Any) -> bytes:
 
 def new_private_key() -> str:
     """A fresh private key as base64 text (the form of ``var/signing-key``)."""
-    raw = Ed25519PrivateKey.generate().private_bytes(
-        Encoding.Raw, PrivateFormat.Raw, NoEncryption()
-    )
-    return _b64(raw)
+    return _b64(bytes(SigningKey.generate()))
+
+
+def verified(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Whether ``signature`` is ``public_key``'s Ed25519 signature of ``message``."""
+    try:
+        VerifyKey(public_key).verify(message, signature)
+    except (BadSignatureError, ValueError, TypeError):
+        return False
+    return True
 
 
 def verify_head(public_key: bytes, stream: str, version: int, head: str, signature: bytes) -> bool:
     """Whether ``signature`` is ``public_key``'s signature of this head."""
-    try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(
-            signature, head_message(stream, version, head)
-        )
-    except (InvalidSignature, ValueError):
-        return False
-    return True
+    return verified(public_key, head_message(stream, version, head), signature)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,21 +132,25 @@ class SignedHead:
 
 
 class Signer:
-    """The server's private key; ``public_key`` and ``key_id`` are what others trust."""
+    """The server's private key; ``public_key`` and ``key_id`` are what others trust.
+
+    Signs with libsodium (PyNaCl): every append signs its head, and libsodium signs in
+    half the time OpenSSL takes here; the key and signatures are plain Ed25519 (RFC 8032).
+    """
 
     def __init__(self, private_key: str) -> None:
         raw = _unb64(private_key, 32, "the signing key")
-        self._key = Ed25519PrivateKey.from_private_bytes(raw)
-        self.public_raw = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self._key = SigningKey(raw)
+        self.public_raw = bytes(self._key.verify_key)
         self.public_key = _b64(self.public_raw)
         self.key_id = key_id(self.public_raw)
 
     def sign_head(self, stream: str, version: int, head: str) -> SignedHead:
-        signature = self._key.sign(head_message(stream, version, head))
-        return SignedHead(version, head, _b64(signature), self.key_id)
+        return SignedHead(version, head, self.sign(head_message(stream, version, head)),
+                          self.key_id)  # fmt: skip
 
     def sign(self, message: bytes) -> str:
-        return _b64(self._key.sign(message))
+        return _b64(self._key.sign(message).signature)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +186,9 @@ class Keyring:
             return "untrusted_key", f"it is signed by key {key!r}, which this server does not trust"
         try:
             raw = parse_signature(signature)
-            Ed25519PublicKey.from_public_bytes(public).verify(raw, message)
-        except (InvalidSignature, ValueError):
+        except ValueError:
+            return "bad_signature", f"key {key}'s signature is unreadable"
+        if not verified(public, message, raw):
             return "bad_signature", f"key {key}'s signature does not match it"
         return None
 
