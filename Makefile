@@ -102,7 +102,7 @@ bench: $(VENV)/.installed-bench
 openapi: install
 	$(BIN)/cardledger openapi
 
-# `make run` starts its own workers on a SQLite broker (service/serve.py); this is for
+# `make run` starts its own workers on a SQLite broker (service/running/serve.py); this is for
 # REDIS_URL deployments: a worker of the live tables' queue (LIVE_WORKERS processes), one of
 # the simulations' queue (JOB_WORKERS processes) and Celery beat (the bots' sweep, the
 # heartbeats, the reaper), each restarted when it dies (`cardledger workers`).

@@ -49,7 +49,7 @@ def start_server(port: int, database_url: str) -> subprocess.Popen[bytes]:
     subprocess.run([bin_dir / "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
                    capture_output=True)  # fmt: skip
     server = subprocess.Popen(
-        [bin_dir / "gunicorn", "service.app:create_app()", "--bind", f"127.0.0.1:{port}",
+        [bin_dir / "gunicorn", "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
          "--workers", "2", "--threads", "4", "--log-level", "warning"],
         cwd=ROOT, env=env,
     )  # fmt: skip

@@ -179,17 +179,17 @@ def _redis_url() -> str | None:
 
 def _run_job(app: Any, spec: dict[str, Any]) -> float:
     """Seconds from enqueueing a simulation job to its result."""
-    from service import jobs
-    from service.db import get_database
+    from service.jobs import queue
+    from service.storage.db import get_database
 
     with app.app_context():
         sim = Simulation.of(spec)
-        job_id = jobs.create(jobs.SIMULATION, sim.spec(), sim.matches)
+        job_id = queue.create(queue.SIMULATION, sim.spec(), sim.matches)
         start = time.perf_counter()
-        jobs.enqueue("cardledger.simulate", job_id, None)
+        queue.enqueue("cardledger.simulate", job_id, None)
         while True:
             with get_database().reading() as connection:
-                state = jobs.view(connection, job_id)["state"]
+                state = queue.view(connection, job_id)["state"]
             if state in ("done", "failed"):
                 break
             time.sleep(0.05)
@@ -199,9 +199,9 @@ def _run_job(app: Any, spec: dict[str, Any]) -> float:
 
 
 def throughput(quick: bool) -> dict[str, Any]:
-    from service.app import create_app
-    from service.config import Config
-    from service.db import run_migrations
+    from service.core.config import Config
+    from service.running.app import create_app
+    from service.storage.db import run_migrations
 
     matches = 40 if quick else 320
     spec = {**THROUGHPUT, "matches": matches}

@@ -2,7 +2,7 @@
 
 *Appends*: N streams x M events, one event per transaction (like one API call), streams
 taken round-robin. Ours is ``EventStore.append`` (``create`` for version 1) inside
-``Database.writing()`` of a ``Database`` built by ``service.db.init_app``, as the app builds
+``Database.writing()`` of a ``Database`` built by ``service.storage.db.init_app``, as the app builds
 it (with any writer lock it adds): expected-version check, hash chain, stream head, row.
 Theirs is the ``eventsourcing`` library's ``ApplicationRecorder.insert_events`` (what its
 ``Application`` writes through) with one ``StoredEvent`` whose state is the same JSON.
@@ -13,7 +13,7 @@ Ours is ``EventStore.read`` inside ``Database.reading()``; theirs ``select_event
 
 Fairness: the same payload (same JSON, same byte size) and the same database for both. On
 SQLite both files are WAL with ``synchronous=NORMAL``: that is ours as shipped
-(``service.db``); the library's default is ``FULL`` (one more fsync per commit), so its
+(``service.storage.db``); the library's default is ``FULL`` (one more fsync per commit), so its
 connections are set to ``NORMAL`` here. On PostgreSQL both commit every append with the
 server's own durability settings (printed). Ours pings a pooled connection before use only
 after it idled 5 s (as shipped; none does in these loops); the library does not ping. Each
@@ -51,8 +51,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from service.db import init_app, run_migrations
-from service.eventstore import EventStore, NewEvent
+from service.storage.db import init_app, run_migrations
+from service.storage.eventstore import EventStore, NewEvent
 
 POSTGRES_URL = os.environ.get(
     "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -94,7 +94,7 @@ class Contender(Protocol):
 
 
 class Ours:
-    """``service.eventstore`` through the app's ``Database``, as the command path uses it."""
+    """``service.storage.eventstore`` through the app's ``Database``, as commands use it."""
 
     name = "cardledger"
 

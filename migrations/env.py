@@ -1,4 +1,4 @@
-"""Alembic environment: the URL comes from service.config, never from alembic.ini."""
+"""Alembic environment: the URL comes from service.core.config, never from alembic.ini."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Connection
 
-from service.config import Config
-from service.db import make_engine, metadata
+from service.core.config import Config
+from service.storage.db import make_engine, metadata
 
 config = context.config
 if config.config_file_name and config.attributes.get("configure_logging", True):

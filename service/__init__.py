@@ -8,8 +8,8 @@ __all__ = ["__version__", "create_app"]
 
 
 def create_app(config: Any = None) -> Any:
-    """What ``flask --app service`` looks for: ``service.app.create_app``, imported only
+    """What ``flask --app service`` looks for: ``service.running.app.create_app``, imported only
     when called so that importing ``service`` stays light."""
-    from service.app import create_app as build
+    from service.running.app import create_app as build
 
     return build(config)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.helpers import SIGNING_KEY, make_test_app
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}

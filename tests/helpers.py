@@ -8,10 +8,10 @@ from typing import Any
 
 from flask import Flask
 
-from service.app import create_app
-from service.config import Config
-from service.db import run_migrations
-from service.signing import new_private_key
+from service.core.config import Config
+from service.core.signing import new_private_key
+from service.running.app import create_app
+from service.storage.db import run_migrations
 
 ADMIN_TOKEN = "test-organiser-token"
 #: The tests' server key: every app a test builds is the same server unless it says

@@ -1,6 +1,6 @@
 """Celery beat's scheduler (``beat_scheduler``): Celery's in-memory one (no schedule
 file to keep), stamping the beat's own heartbeat as it ticks, so `/health` knows the beat
-runs whether or not any worker takes what it sends (``service.heartbeats``).
+runs whether or not any worker takes what it sends (``service.jobs.heartbeats``).
 
 A database that does not answer is logged and tried again at the next stamp: the beat
 goes on sending the sweep, the heartbeats and the reaper regardless.
@@ -15,7 +15,7 @@ from typing import Any
 from celery.beat import Scheduler
 from sqlalchemy.exc import SQLAlchemyError
 
-from service import heartbeats
+from service.jobs import heartbeats
 from workers.tasks import flask_app
 
 logger = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ Where jobs run (``Config.jobs``, from `CARDLEDGER_JOBS` and `REDIS_URL`):
   path makes safe.
 - ``eager`` (`CARDLEDGER_JOBS=eager`, what the tests' apps use): tasks run in the
   process that enqueues them, inside the request, within the ``EAGER_*`` budgets of
-  ``service.jobs``. `make run` never chooses it by itself.
+  ``service.jobs.queue``. `make run` never chooses it by itself.
 
-Two queues (``service.jobs``): ``live`` (the bots of tables in play, the sweep, the
+Two queues (``service.jobs.queue``): ``live`` (the bots of tables in play, the sweep, the
 reaper, heartbeats, and any task not routed elsewhere) and ``simulations`` (a
 simulation's start and its chunks). `cardledger serve` and `cardledger workers` run one
 worker per queue (``-Q live``, ``-Q simulations``), so a simulation can never occupy a
@@ -26,15 +26,15 @@ queue's tasks or sits on tasks its busy processes cannot start.
 The beat (``workers.beat.Beat``, its own process under the supervisor, or ``-B``) sends:
 
 - the bots' sweep, `cardledger.resume_bots`, every `CARDLEDGER_SWEEP_SECONDS` (default
-  15), for tables whose bots' task was lost (``service.sweep``); a worker of the live
+  15), for tables whose bots' task was lost (``service.jobs.sweep``); a worker of the live
   queue also runs it once when ready. `CARDLEDGER_SWEEP_IDLE_SECONDS` (default 5): how
   long such a table must have had no event, so a table whose bots are moving right now
   is left to them;
 - a heartbeat to each queue every `CARDLEDGER_HEARTBEAT_SECONDS` (default 5;
-  ``service.heartbeats``), and the reaper every two periods (``service.reaper``);
+  ``service.jobs.heartbeats``), and the reaper every two periods (``service.jobs.reaper``);
 - the verifier, `cardledger.verify_streams`, every `CARDLEDGER_VERIFY_SECONDS` (default 60)
   on the simulations queue (background work no live table waits on): it re-checks every
-  stream's stored rows and marks the damaged ones (``service.verifier``).
+  stream's stored rows and marks the damaged ones (``service.jobs.verifier``).
 
 Two more settings, from the environment:
 
@@ -58,14 +58,14 @@ from celery import Celery
 from celery.beat import BeatLazyFunc
 from kombu import Exchange, Queue
 
-from service.config import DEFAULT_HEARTBEAT_SECONDS, Config
-from service.eventstore import now
-from service.heartbeats import DOWN_PERIODS, HEARTBEAT_TASK
-from service.jobs import LIVE, SIMULATIONS
-from service.reaper import REAP_TASK
-from service.simulations import CHUNK_TASK, START_TASK
-from service.sweep import IDLE_SECONDS, RESUME_TASK
-from service.verifier import DEFAULT_VERIFY_SECONDS, VERIFY_TASK
+from service.core.config import DEFAULT_HEARTBEAT_SECONDS, Config
+from service.jobs.heartbeats import DOWN_PERIODS, HEARTBEAT_TASK
+from service.jobs.queue import LIVE, SIMULATIONS
+from service.jobs.reaper import REAP_TASK
+from service.jobs.simulations import CHUNK_TASK, START_TASK
+from service.jobs.sweep import IDLE_SECONDS, RESUME_TASK
+from service.jobs.verifier import DEFAULT_VERIFY_SECONDS, VERIFY_TASK
+from service.storage.eventstore import now
 from workers.broker import TRANSPORT, database_url
 
 DEFAULT_VISIBILITY_TIMEOUT = 3600

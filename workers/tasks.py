@@ -24,9 +24,9 @@ from celery.signals import worker_ready
 from flask import Flask, current_app, has_app_context
 from kombu.exceptions import OperationalError as BrokerError
 
-from service import botplay, heartbeats, jobs, reaper, simulations, sweep, verifier
-from service.config import Config
-from service.jobs import LIVE
+from service.core.config import Config
+from service.jobs import botplay, heartbeats, queue, reaper, simulations, sweep, verifier
+from service.jobs.queue import LIVE
 from workers.celery_app import QUEUES, SWEEP_ENTRY, make_celery
 
 logger = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def flask_app() -> Flask:
         app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
         return app
     if _APP is None:
-        from service.app import create_app
+        from service.running.app import create_app
 
         _APP = create_app()
     return _APP
@@ -49,7 +49,7 @@ def flask_app() -> Flask:
 
 def publisher(config: Config) -> Celery:
     """A web app's Celery publisher, with this module's tasks registered (so eager mode
-    runs them): what ``service.jobs.PUBLISHER`` names."""
+    runs them): what ``service.jobs.queue.PUBLISHER`` names."""
     return make_celery(config, publisher=True)
 
 
@@ -68,7 +68,7 @@ def autoplay(table_id: str, job_id: str | None = None, seconds: float | None = N
 
 @shared_task(name=sweep.RESUME_TASK, ignore_result=True)
 def resume_bots(idle: float = sweep.IDLE_SECONDS) -> list[str]:
-    """The sweep: autoplay for every table left waiting on a bot (``service.sweep``)."""
+    """The sweep: autoplay for every table left waiting on a bot (``service.jobs.sweep``)."""
     with flask_app().app_context():
         return sweep.resume_bots(idle)
 
@@ -82,14 +82,14 @@ def heartbeat(queue: str, sent_at: str | None = None) -> None:
 
 @shared_task(name=reaper.REAP_TASK, ignore_result=True)
 def reap_jobs() -> list[str]:
-    """Resume (or fail) the jobs whose worker died (``service.reaper``)."""
+    """Resume (or fail) the jobs whose worker died (``service.jobs.reaper``)."""
     with flask_app().app_context():
         return reaper.reap()
 
 
 @shared_task(name=verifier.VERIFY_TASK, ignore_result=True)
 def verify_streams() -> dict[str, object]:
-    """Re-check the streams' stored rows, marking the damaged (``service.verifier``)."""
+    """Re-check the streams' stored rows, marking the damaged (``service.jobs.verifier``)."""
     with flask_app().app_context():
         return verifier.verify_streams().as_dict()
 
@@ -123,7 +123,7 @@ def simulate(job_id: str, seconds: float | None = None) -> None:
         try:
             first = simulations.start(job_id, eager=seconds is not None)
         except Exception as error:
-            jobs.fail(job_id, error)
+            queue.fail(job_id, error)
             raise
         simulations.send(job_id, first, deadline)
 

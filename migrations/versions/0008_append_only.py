@@ -13,7 +13,7 @@
   before (exports then say ``"unsigned": true``), and its mark is attested.
 - Triggers refuse UPDATE and DELETE of event rows and let a stream's head only move
   forward (``ENABLE ALWAYS`` on PostgreSQL). The statements are a frozen copy of
-  ``service/guard.py`` as of this revision (a test checks the two agree).
+  ``service/storage/guard.py`` as of this revision (a test checks the two agree).
 
 Revision ID: 0008_append_only
 Revises: 0007_lists

@@ -1,9 +1,9 @@
 """Console: organiser sessions, one-time form keys, and the skeletons of players' names.
 
 - ``organiser_sessions``: the console's cookie holds a session id, not the organiser
-  token; each session is stored hashed with its expiry (``service.organiser_sessions``).
+  token; each session is stored hashed with its expiry (``service.storage.organiser_sessions``).
 - ``form_keys``: each console form's one-time key and what its first post answered
-  (``service.pages.formkeys``).
+  (``service.web.pages.formkeys``).
 - ``player_skeletons``: the TR39 confusable skeleton of each registered player's name,
   unique (``domain.names``), filled here from the players already registered, oldest
   first; a later player whose name looks like an earlier one's keeps it but holds no

@@ -17,7 +17,7 @@ from domain.names import (
     refused_character,
     skeleton,
 )
-from service.schemas.common import NAME_PATTERN
+from service.web.schemas.common import NAME_PATTERN
 
 CYRILLIC_A = "\u0410"
 

@@ -21,10 +21,10 @@ from domain.match import MatchRules
 from domain.replay import event_from_json, replay
 from domain.table import SeatSpec, Table
 from domain.upcast import current_schema, upcast
-from service.audit import verify_file
-from service.db import get_database
-from service.eventstore import GENESIS, EventStore, StoredEvent, canonical_event, chain_hash
-from service.signing import keyring
+from service.core.signing import keyring
+from service.storage.db import get_database
+from service.storage.eventstore import GENESIS, EventStore, StoredEvent, canonical_event, chain_hash
+from service.storage.exports import verify_file
 from tests.helpers import ADMIN_TOKEN
 
 Json = dict[str, Any]

@@ -26,10 +26,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
-from service import autoplays, sweep
-from service.db import get_database
-from service.heartbeats import ago
-from service.models import pending_autoplays
+from service.jobs import autoplays, sweep
+from service.jobs.heartbeats import ago
+from service.storage.db import get_database
+from service.storage.models import pending_autoplays
 from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 from tests.integration.test_workers import (
@@ -94,7 +94,6 @@ def prefix(monkeypatch: pytest.MonkeyPatch) -> str:
     value = f"cardledger-test-{uuid.uuid4().hex[:10]}:"
     monkeypatch.setenv("CARDLEDGER_BROKER_PREFIX", value)
     return value
-
 
 
 @pytest.fixture

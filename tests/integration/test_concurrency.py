@@ -24,8 +24,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
-from service.db import get_database
-from service.models import events, idempotency_keys
+from service.storage.db import get_database
+from service.storage.models import events, idempotency_keys
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 pytestmark = pytest.mark.integration

@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from service.db import run_migrations
+from service.storage.db import run_migrations
 from tests.integration.served import BIN, Served, free_port, server_env
 from tests.pages.console_forms import HOSTILE, forms
 
@@ -49,8 +49,8 @@ def server(
     run_migrations(url)
     port = free_port()
     command = [
-        str(BIN / "gunicorn"), "service.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "2", "--threads", "4", "--config", "python:service.gunicorn_conf",
+        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
+        "--workers", "2", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
     ]  # fmt: skip
     served = Served(command, server_env(url, ADMIN), port, home / "gunicorn.log")
     try:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from service.db import run_migrations
-from service.jsonbody import MAX_IMPORT_BODY, MAX_JSON_BODY
+from service.core.client_json import MAX_IMPORT_BODY, MAX_JSON_BODY
+from service.storage.db import run_migrations
 from tests.factories import table_body
 from tests.integration.served import BIN, Served, free_port, read, server_env
 
@@ -36,8 +36,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     run_migrations(url)
     port = free_port()
     command = [
-        str(BIN / "gunicorn"), "service.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "1", "--threads", "4", "--config", "python:service.gunicorn_conf",
+        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
+        "--workers", "1", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
     ]  # fmt: skip
     served = Served(command, server_env(url, ADMIN), port, home / "gunicorn.log")
     try:

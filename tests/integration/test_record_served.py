@@ -23,9 +23,9 @@ from sqlalchemy import Engine, create_engine
 
 from domain.bots import bot, decision_rng
 from domain.bots.common import current_deal, observe
-from service.db import run_migrations
-from service.eventstore import StoredEvent
-from service.tablelog import fresh
+from service.storage.db import run_migrations
+from service.storage.eventstore import StoredEvent
+from service.storage.tablelog import fresh
 from tests.integration.served import BIN, Served, free_port, server_env
 from tests.service.log_damage import (
     assert_damaged_problem,
@@ -52,8 +52,8 @@ def gunicorn(home: Path, url: str, name: str, **env: str) -> Served:
     """gunicorn configured as ``make run`` configures it, jobs in the request (eager)."""
     port = free_port()
     command = [
-        str(BIN / "gunicorn"), "service.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "2", "--threads", "4", "--config", "python:service.gunicorn_conf",
+        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
+        "--workers", "2", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
     ]  # fmt: skip
     environment = server_env(url, ADMIN)
     environment.update(env)

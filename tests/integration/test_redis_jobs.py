@@ -30,9 +30,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.bots.simulate import Simulation, result, run_chunk
-from service.app import create_app
-from service.config import Config
-from service.db import get_database, run_migrations
+from service.core.config import Config
+from service.running.app import create_app
+from service.storage.db import get_database, run_migrations
 from tests.helpers import ADMIN_TOKEN, wait_for
 from tests.integration.test_embedded_jobs import ours
 
@@ -52,7 +52,6 @@ def prefix(redis_url: str) -> Iterator[str]:
         keys = list(client.scan_iter(match=f"{value}*"))
         if keys:
             client.delete(*keys)
-
 
 
 @pytest.fixture

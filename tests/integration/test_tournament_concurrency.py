@@ -18,7 +18,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.helpers import make_test_app
 from tests.service.test_projections_rebuild import rebuild, snapshot
 from tests.service.tournament_play import (

@@ -34,8 +34,8 @@ from domain.bots.simulate import Simulation, play_match, result, run_chunk
 from domain.games import game
 from domain.match import MatchRules
 from domain.table import SeatSpec, Table
-from service.db import get_database
-from service.models import events, job_chunks
+from service.storage.db import get_database
+from service.storage.models import events, job_chunks
 from tests.conftest import service_missing
 from tests.helpers import ADMIN_TOKEN, make_test_app, wait_for
 
@@ -67,7 +67,6 @@ def prefix(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         keys = list(client.scan_iter(match=f"{value}*"))
         if keys:
             client.delete(*keys)
-
 
 
 @pytest.fixture

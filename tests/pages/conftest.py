@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from flask import Flask
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.conftest import service_missing
 from tests.helpers import make_test_app
 from tests.pages.browser import launch, serve

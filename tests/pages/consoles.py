@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 
 from flask.testing import FlaskClient
 
-from service.pages.formkeys import FIELD as FORM_KEY
-from service.pages.session import CSRF_FIELD, ORGANISER_COOKIE, csrf_token
+from service.web.pages.formkeys import FIELD as FORM_KEY
+from service.web.pages.session import CSRF_FIELD, ORGANISER_COOKIE, csrf_token
 from tests.helpers import ADMIN_TOKEN
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.helpers import make_test_app
 from tests.pages.browser import launch, serve
 from tests.pages.tables import act, open_table, state

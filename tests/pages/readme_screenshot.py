@@ -24,7 +24,7 @@ from typing import Any
 from flask import Flask
 from playwright.sync_api import FloatRect, Page, sync_playwright
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.pages.browser import launch, serve
 from tests.pages.evening import PHONE, evening

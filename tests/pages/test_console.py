@@ -14,9 +14,9 @@ from flask.testing import FlaskClient
 
 from domain.games import SPECS
 from domain.games.bestia.options import DEFAULTS as BESTIA_DEFAULTS
-from service.pages.console import qr_svg
-from service.pages.console_forms import option_fields
-from service.pages.session import ORGANISER_COOKIE
+from service.web.pages.console import qr_svg
+from service.web.pages.console_forms import option_fields
+from service.web.pages.session import ORGANISER_COOKIE
 from tests.helpers import ADMIN_TOKEN
 from tests.pages.consoles import csrf_of, log_in, new_form_key, post
 from tests.pages.tables import ORGANISER, Table, finish, open_table, state

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select, update
 
-from service.app import create_app
-from service.db import get_database
-from service.models import form_keys, organiser_sessions
-from service.pages.session import ORGANISER_COOKIE
+from service.running.app import create_app
+from service.storage.db import get_database
+from service.storage.models import form_keys, organiser_sessions
+from service.web.pages.session import ORGANISER_COOKIE
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.pages.console_forms import HOSTILE, Form, forms
 from tests.pages.consoles import csrf_of, form_keys_in, log_in, new_form_key, post, session_of

@@ -1,4 +1,4 @@
-"""Every registered game has its page-facing pieces (``service/pages/games.py``): a face
+"""Every registered game has its page-facing pieces (``service/web/pages/games.py``): a face
 for every card of its deck and a scene for a fresh table of every variant."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from domain.events import TableOpened
 from domain.games import SPECS, game
 from domain.games.registry import GameSpec
 from domain.table import SeatSpec, Table
-from service.pages import games
-from service.pages.scenes import seat_names
+from service.web.pages import games
+from service.web.pages.scenes import seat_names
 
 SPEC_LIST = list(SPECS.values())
 

@@ -7,7 +7,7 @@ import re
 
 from flask.testing import FlaskClient
 
-from service.openapi import render_spec
+from service.web.openapi import render_spec
 from tests.pages.tables import ORGANISER, finish, open_table, play, playing
 
 

@@ -50,7 +50,7 @@ from domain.games.bestia.cards import NAMES
 from domain.games.bestia.cards import deck as bestia_deck
 from domain.games.bestia.options import MAX_PLAYERS, MIN_PLAYERS
 from domain.games.bottle_imp.cards import START_CARD
-from service.db import get_database
+from service.storage.db import get_database
 from tests.factories import table_body
 from tests.helpers import make_test_app
 from tests.pages.tables import (

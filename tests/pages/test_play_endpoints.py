@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.pages.session import csrf_token
+from service.web.pages.session import csrf_token
 from tests.pages.consoles import session_of
 from tests.pages.tables import (
     KINDS,

@@ -17,7 +17,7 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from service.pages.session import csrf_token
+from service.web.pages.session import csrf_token
 from tests.pages.tables import (
     KINDS,
     Table,

@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from domain.games import SPECS
 from domain.games.bestia.options import DEFAULTS as BESTIA_DEFAULTS
 from domain.games.oh_quay.layout import DEFAULT_MAX_TURNS
-from service.pages.rules import COMMON_OPTIONS, rules_url
+from service.web.pages.rules import COMMON_OPTIONS, rules_url
 from tests.pages.tables import BODIES, ORGANISER
 
 GAMES = list(SPECS)

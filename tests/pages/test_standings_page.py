@@ -11,7 +11,7 @@ import re
 
 from flask.testing import FlaskClient
 
-from service.pages.standings import progress
+from service.web.pages.standings import progress
 from tests.service.tournament_play import (
     ORGANISER,
     enter,

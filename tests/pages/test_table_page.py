@@ -14,9 +14,9 @@ from domain.events import TableOpened
 from domain.games import bestia
 from domain.match import MatchRules
 from domain.table import ORGANISER, SeatSpec, Table
-from service.pages.games import face, scene
-from service.pages.scenes import seat_names
-from service.pages.session import csrf_token
+from service.web.pages.games import face, scene
+from service.web.pages.scenes import seat_names
+from service.web.pages.session import csrf_token
 from tests.pages.tables import (
     KINDS,
     act,

@@ -3,7 +3,7 @@ database would (the code never does), and what every route must then answer: sha
 the in-process tests (``test_damaged_log.py``, SQLite and PostgreSQL) and the ones against
 a real server (``tests/integration/test_damaged_log_served.py``).
 
-The database refuses to change or delete an event row (``service.guard``), so each
+The database refuses to change or delete an event row (``service.storage.guard``), so each
 damage first takes the guard away and puts it back afterwards, in one transaction, as
 someone covering their tracks would. The answers are read through a ``Caller``: the Flask
 test client, or a real server over HTTP.
@@ -20,9 +20,9 @@ from typing import Any, Protocol
 from flask.testing import FlaskClient
 from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
 
-from service import guard
-from service.eventstore import canonical_event, chain_hash
-from service.models import events, streams
+from service.storage import guard
+from service.storage.eventstore import canonical_event, chain_hash
+from service.storage.models import events, streams
 from tests.helpers import ADMIN_TOKEN
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

@@ -12,10 +12,10 @@ from typing import Any
 
 from flask import Flask
 
-from service.app import create_app
-from service.config import Config
-from service.db import run_migrations
-from service.signing import new_private_key
+from service.core.config import Config
+from service.core.signing import new_private_key
+from service.running.app import create_app
+from service.storage.db import run_migrations
 from tests.helpers import ADMIN_TOKEN
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

@@ -20,8 +20,8 @@ from domain.events import TableOpened, event_type, to_data
 from domain.games import bottle_imp as engine
 from domain.match import MatchRules
 from domain.table import ORGANISER, SeatSpec, Table
-from service.db import get_database
-from service.tablelog import LOGS_KEY
+from service.storage.db import get_database
+from service.storage.tablelog import LOGS_KEY
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN, make_test_app
 

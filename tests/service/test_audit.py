@@ -37,11 +37,11 @@ from domain.games import GAMES
 from domain.match import MatchRules
 from domain.shuffle import shuffle
 from domain.table import SeatSpec, Table
-from service.cli import main as cardledger
-from service.db import get_database
-from service.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
-from service.models import events, streams
-from service.signing import new_private_key
+from service.core.signing import new_private_key
+from service.running.cli import main as cardledger
+from service.storage.db import get_database
+from service.storage.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
+from service.storage.models import events, streams
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.service.log_damage import tampering
 

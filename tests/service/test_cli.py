@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.config import Config, ensure_admin_token
+from service.core.config import Config, ensure_admin_token
 
 
 def test_token_is_generated_once_with_mode_600(tmp_path: Path) -> None:

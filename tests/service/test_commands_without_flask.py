@@ -1,5 +1,5 @@
 """The command layer runs with no Flask at all: plain arguments in, application errors
-out, follow-ups handed to whoever installed the house (``service.house``). Run in a fresh
+out, follow-ups handed to whoever installed the house (``service.core.resources``). Run in a fresh
 interpreter, so that nothing the test suite imported can hide a dependency on Flask."""
 
 from __future__ import annotations
@@ -9,26 +9,28 @@ import sys
 import textwrap
 from pathlib import Path
 
-from service.config import PROJECT_ROOT
+from service.core.config import PROJECT_ROOT
 
 SCRIPT = textwrap.dedent(
     """
     import sys
-    from service import db, followups, house
-    from service.commands import act, create_table
+    from service.storage import db
+    from service.application import followups
+    from service.core import resources
+    from service.application.tables import act, create_table
     from domain.errors import RuleViolation
-    from service.failures import ApplicationError
+    from service.core.refusals import ApplicationError
 
-    from service.config import Config
-    from service.signing import new_private_key
+    from service.core.config import Config
+    from service.core.signing import new_private_key
 
-    resources = {house.CONFIG_KEY: Config(database_url=sys.argv[1],
+    resources = {resources.CONFIG_KEY: Config(database_url=sys.argv[1],
                                           signing_key=new_private_key())}
     database = db.install(resources, sys.argv[1])
     db.metadata.create_all(database.engine)
     changed = []
     followups.register(resources, followups.TABLE_CHANGED, changed.append)
-    with house.housed(resources):
+    with resources.housed(resources):
         created = create_table({
             "game": "bottle-imp", "variant": "standard", "seed": "no-flask",
             "seats": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
@@ -54,7 +56,7 @@ SCRIPT = textwrap.dedent(
 
 
 def test_a_table_is_opened_and_dealt_by_commands_with_no_flask(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'house.sqlite'}"
+    url = f"sqlite:///{tmp_path / 'resources.sqlite'}"
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, url],
         cwd=PROJECT_ROOT,

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 #: Operations where a game's rules, or what is already recorded, may refuse a request the spec

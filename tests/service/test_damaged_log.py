@@ -19,12 +19,12 @@ import pytest
 from flask import Flask
 from sqlalchemy import Engine
 
-from service import guard
-from service.commands import table_logs
-from service.db import get_database
-from service.signing import new_private_key
-from service.streams import Guard
-from service.tablelog import TableLog
+from service.application.tables import table_logs
+from service.core.signing import new_private_key
+from service.storage import guard
+from service.storage.db import get_database
+from service.storage.guard import Guard
+from service.storage.tablelog import TableLog
 from tests.helpers import make_test_app
 from tests.service.log_damage import (
     ORGANISER,

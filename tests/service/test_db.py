@@ -12,9 +12,9 @@ import pytest
 from flask import Flask
 from sqlalchemy import create_engine, text
 
-from service import db as db_module
-from service.db import Database, init_app, run_migrations
-from service.eventstore import (
+from service.storage import db as db_module
+from service.storage.db import Database, init_app, run_migrations
+from service.storage.eventstore import (
     GENESIS,
     EventStore,
     NewEvent,

@@ -11,7 +11,7 @@ from marshmallow import Schema, fields
 from sqlalchemy.exc import OperationalError
 from werkzeug.test import TestResponse
 
-from service.errors import ApiError
+from service.web.problems import ApiError
 
 
 class NameSchema(Schema):

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 
-from service.db import Database, init_app, run_migrations
-from service.eventstore import (
+from service.storage.db import Database, init_app, run_migrations
+from service.storage.eventstore import (
     GENESIS,
     EventStore,
     NewEvent,
@@ -33,7 +33,7 @@ from service.eventstore import (
     canonical_json,
     chain_hash,
 )
-from service.models import events
+from service.storage.models import events
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,9 +10,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import update
 
-from service import heartbeats
-from service.db import get_database
-from service.models import job_heartbeats
+from service.jobs import heartbeats
+from service.storage.db import get_database
+from service.storage.models import job_heartbeats
 from tests.helpers import make_test_app
 
 NOT_HEARD_FROM = {"live": "down", "simulations": "down", "beat": "down"}

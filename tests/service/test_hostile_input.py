@@ -22,7 +22,7 @@ from werkzeug.test import TestResponse
 
 from domain import rulings
 from domain.errors import RuleViolation
-from service.jsonbody import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY, too_deep
+from service.core.client_json import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY, too_deep
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN
 

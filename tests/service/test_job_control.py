@@ -17,11 +17,11 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 
 from domain.bots.simulate import Simulation, result, run_chunk
-from service import autoplays, botplay, jobs, simulations, sweep
-from service.db import get_database
-from service.heartbeats import ago
-from service.models import job_chunks, pending_autoplays
-from service.models import jobs as job_rows
+from service.jobs import autoplays, botplay, queue, simulations, sweep
+from service.jobs.heartbeats import ago
+from service.storage.db import get_database
+from service.storage.models import job_chunks, pending_autoplays
+from service.storage.models import jobs as job_rows
 from tests.helpers import make_test_app
 from tests.service.queued import ORGANISER, queued_app, tasks
 
@@ -162,13 +162,13 @@ def test_a_running_simulation_stops_and_sends_no_more_chunks(
 def test_a_cancelled_job_never_comes_back(app: Flask, client: FlaskClient) -> None:
     job_id = simulation(client)
     with app.app_context():
-        assert jobs.start(job_id)
+        assert queue.start(job_id)
     client.delete(f"/jobs/{job_id}", headers=ORGANISER)
     with app.app_context():
-        assert not jobs.start(job_id)
-        assert not jobs.progress(job_id, 10)
-        assert not jobs.fail(job_id, "the simulation stopped: too late")
-        assert not jobs.advance(job_id, jobs.DONE)
+        assert not queue.start(job_id)
+        assert not queue.progress(job_id, 10)
+        assert not queue.fail(job_id, "the simulation stopped: too late")
+        assert not queue.advance(job_id, queue.DONE)
     assert job(client, job_id)["state"] == "cancelled"
     assert job(client, job_id)["error"] is None
 

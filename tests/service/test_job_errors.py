@@ -16,11 +16,11 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from service import botplay, jobs
-from service.db import get_database
-from service.errors import ApiError
-from service.failures import NotFound
-from service.models import jobs as job_rows
+from service.core.refusals import NotFound
+from service.jobs import botplay, queue
+from service.storage.db import get_database
+from service.storage.models import jobs as job_rows
+from service.web.problems import ApiError
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -57,7 +57,7 @@ def test_an_autoplay_the_broker_refused_says_so_without_its_address(
     client = brokerless.test_client()
     body = {"game": "oh-quay", "seats": [{"name": "Ann"}, {"bot": "random"}], "seed": "e"}
     table_id = client.post("/tables", json=body, headers=ORGANISER).json["id"]
-    with caplog.at_level(logging.ERROR, logger="service.jobs"):
+    with caplog.at_level(logging.ERROR, logger="service.jobs.queue"):
         refused = client.post(f"/tables/{table_id}/autoplay", headers=ORGANISER)
     assert (refused.status_code, refused.json["code"]) == (503, "broker_unavailable")
     job = only_job(brokerless)
@@ -82,7 +82,7 @@ def test_an_autoplay_at_a_table_that_is_not_there_names_no_exception(app: Flask)
     """The bots' task for a table id that no table has (a task outliving its table's
     database): the job says the API's stable code, not ``ApiError: …``."""
     with app.app_context():
-        job_id = jobs.create(jobs.AUTOPLAY, {"table": "0" * 32}, None, "0" * 32)
+        job_id = queue.create(queue.AUTOPLAY, {"table": "0" * 32}, None, "0" * 32)
         with pytest.raises(NotFound):  # the task fails (and Celery logs it)
             botplay.run_autoplay("0" * 32, job_id, None)
     job = app.test_client().get(f"/jobs/{job_id}").json
@@ -130,13 +130,13 @@ def test_a_job_failed_by_an_exception_shows_a_stable_message(
     says: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """What a task's ``except`` hands ``jobs.fail``: an exception carrying an address,
+    """What a task's ``except`` hands ``queue.fail``: an exception carrying an address,
     a password or only its class's meaning."""
     with app.app_context():
-        job_id = jobs.create(kind, {}, None)
-        with caplog.at_level(logging.ERROR, logger="service.jobs"):
-            jobs.fail(job_id, error)
-        jobs.fail(job_id, RuntimeError("a second failure"))  # the first error stays
+        job_id = queue.create(kind, {}, None)
+        with caplog.at_level(logging.ERROR, logger="service.jobs.queue"):
+            queue.fail(job_id, error)
+        queue.fail(job_id, RuntimeError("a second failure"))  # the first error stays
     job = app.test_client().get(f"/jobs/{job_id}").json
     assert job["state"] == "failed"
     assert_public(job["error"], f"{stopped}: {says}")

@@ -18,10 +18,10 @@ from domain.bots.simulate import Simulation, play_match, result, run_chunk
 from domain.games import game
 from domain.match import MatchRules
 from domain.table import SeatSpec, Table
-from service import botplay, jobs
-from service.commands import act, create_table
-from service.db import get_database
-from service.models import events
+from service.application.tables import act, create_table
+from service.jobs import botplay, queue
+from service.storage.db import get_database
+from service.storage.models import events
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -192,7 +192,7 @@ def test_simulations_are_for_the_organiser(client: FlaskClient) -> None:
 def test_a_simulation_too_large_for_the_request_fails_and_says_why(
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(jobs, "EAGER_SIMULATION_SECONDS", 0.0)
+    monkeypatch.setattr(queue, "EAGER_SIMULATION_SECONDS", 0.0)
     body = {"game": "oh-quay", "seats": ["random", "random"], "matches": 50, "seed": 1}
     job = client.get(
         f"/jobs/{client.post('/simulations', json=body, headers=ORGANISER).json['job']}"

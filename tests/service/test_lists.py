@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.db import get_database
+from service.storage.db import get_database
 from tests.factories import table_body
 from tests.helpers import make_test_app
 from tests.service.test_tables_api import assert_problem

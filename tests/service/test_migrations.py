@@ -7,7 +7,7 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
-from service.db import alembic_config
+from service.storage.db import alembic_config
 
 
 def assert_round_trip(url: str) -> None:

@@ -6,7 +6,7 @@ import yaml
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.openapi import SPEC_PATH, render_spec
+from service.web.openapi import SPEC_PATH, render_spec
 
 
 def test_committed_spec_matches_the_code(app: Flask) -> None:

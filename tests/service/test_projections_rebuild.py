@@ -17,8 +17,14 @@ from alembic import command
 from flask import Flask
 from sqlalchemy import delete, select, update
 
-from service.db import alembic_config, get_database
-from service.models import players, standings, table_summaries, tournament_tables, tournaments
+from service.storage.db import alembic_config, get_database
+from service.storage.models import (
+    players,
+    standings,
+    table_summaries,
+    tournament_tables,
+    tournaments,
+)
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN, SIGNING_KEY, make_test_app
 from tests.service.tournament_play import (

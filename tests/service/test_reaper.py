@@ -1,4 +1,4 @@
-"""No job stays queued or running after its worker died (``service.reaper``), on the real
+"""No job stays queued or running after its worker died (``service.jobs.reaper``), on the real
 SQLite broker with no worker (``tests.service.queued``): the test plays the worker, its
 death, and the passing of time, by writing the signs of life a real one would leave.
 
@@ -19,11 +19,11 @@ from flask.testing import FlaskClient
 from sqlalchemy import select, update
 
 from domain.bots.simulate import Simulation, result, run_chunk
-from service import autoplays, botplay, heartbeats, jobs, reaper, simulations
-from service.db import get_database
-from service.eventstore import now
-from service.models import job_chunk_starts
-from service.models import jobs as job_rows
+from service.jobs import autoplays, botplay, heartbeats, queue, reaper, simulations
+from service.storage.db import get_database
+from service.storage.eventstore import now
+from service.storage.models import job_chunk_starts
+from service.storage.models import jobs as job_rows
 from tests.service.queued import ORGANISER, queued_app, tasks
 
 SPEC = {"game": "bottle-imp", "seats": ["random", "random", "random"], "matches": 40,
@@ -95,7 +95,7 @@ def test_a_simulation_whose_worker_died_is_resumed_and_finishes(
     with app.app_context():  # the worker stored one chunk, then died holding the rest
         assert simulations.run_simulation_chunk(job_id, first[0]) == []  # all 4 were sent
     silent_since(app, job_id, stale(app))
-    heartbeat_ran(app, jobs.SIMULATIONS, now())  # the queue has moved on past its chunks
+    heartbeat_ran(app, queue.SIMULATIONS, now())  # the queue has moved on past its chunks
     with app.app_context():
         assert reaper.reap() == [job_id]
         assert reaper.reap() == []  # resumed just now: alive again
@@ -123,7 +123,7 @@ def test_a_chunk_whose_worker_died_is_sent_again_while_the_others_go_on(
             .where(job_chunk_starts.c.job_id == job_id)
             .values(alive_at=heartbeats.ago(stale(app)))
         )
-    heartbeat_ran(app, jobs.SIMULATIONS, now())
+    heartbeat_ran(app, queue.SIMULATIONS, now())
     with app.app_context():
         assert reaper.reap() == [job_id]
         assert reaper.reap() == []
@@ -140,8 +140,8 @@ def test_two_reapers_resume_a_job_once(app: Flask, client: FlaskClient, broker: 
     silent_since(app, job_id, stale(app))
     cutoff = heartbeats.ago(stale(app) - 1)
     with app.app_context():
-        assert jobs.revive(job_id, cutoff) is True
-        assert jobs.revive(job_id, cutoff) is False
+        assert queue.revive(job_id, cutoff) is True
+        assert queue.revive(job_id, cutoff) is False
         assert simulations.begin(job_id, 0)
         assert simulations.resend_chunk(job_id, 0, cutoff) is False  # alive: not lost
     assert chunks_waiting(broker, job_id) == first
@@ -152,7 +152,7 @@ def test_a_simulation_whose_start_was_lost_is_started(
 ) -> None:
     job_id = str(client.post("/simulations", json=SPEC, headers=ORGANISER).json["job"])
     silent_since(app, job_id, stale(app))
-    heartbeat_ran(app, jobs.SIMULATIONS, now())
+    heartbeat_ran(app, queue.SIMULATIONS, now())
     with app.app_context():
         assert reaper.reap() == [job_id]
     assert tasks(broker, SIMULATE) == [[job_id, None]] * 2
@@ -164,8 +164,8 @@ def test_a_job_waiting_its_turn_is_left_alone(app: Flask, client: FlaskClient) -
     job_id, _ = started_simulation(app, client)
     sent = heartbeats.ago(stale(app) + 5)
     silent_since(app, job_id, stale(app))
-    heartbeat_ran(app, jobs.SIMULATIONS, sent)
-    heartbeat_ran(app, jobs.LIVE, now())  # the other queue moving on says nothing
+    heartbeat_ran(app, queue.SIMULATIONS, sent)
+    heartbeat_ran(app, queue.LIVE, now())  # the other queue moving on says nothing
     with app.app_context():
         assert reaper.reap() == []
     assert job(client, job_id)["state"] == "running"
@@ -178,7 +178,7 @@ def test_a_job_lost_again_and_again_fails_with_a_reason(app: Flask, client: Flas
             update(job_rows).where(job_rows.c.id == job_id).values(resumed=reaper.MAX_RESUMES)
         )
     silent_since(app, job_id, stale(app))
-    heartbeat_ran(app, jobs.SIMULATIONS, now())
+    heartbeat_ran(app, queue.SIMULATIONS, now())
     with app.app_context():
         assert reaper.reap() == [job_id]
     failed = job(client, job_id)
@@ -212,9 +212,9 @@ def test_a_lost_autoplay_job_is_queued_again_and_finishes(
     job_id = client.post(f"/tables/{table_id}/autoplay", headers=ORGANISER).json["job"]
     with app.app_context():  # a worker took the task and started the job, then died
         assert autoplays.take(table_id) == job_id
-        assert jobs.start(job_id)
+        assert queue.start(job_id)
     silent_since(app, job_id, stale(app))
-    heartbeat_ran(app, jobs.LIVE, now())
+    heartbeat_ran(app, queue.LIVE, now())
     with app.app_context():
         assert reaper.reap() == [job_id]
         assert autoplays.pending_job(table_id) == job_id

@@ -1,4 +1,4 @@
-"""`cardledger serve` keeps what it starts running (``service.serve.supervise``), with
+"""`cardledger serve` keeps what it starts running (``service.running.serve.supervise``), with
 real child processes (small shell commands) and the backoff shortened: a child that dies
 is started again, one that keeps dying at once stops everything, and a stop leaves no
 process behind. What it starts (``commands``): gunicorn, a worker process per queue and
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from service import serve
-from service.config import Config
+from service.core.config import Config
+from service.running import serve
 from tests.helpers import wait_for
 
 CONFIG = Config(database_url="sqlite://", jobs="sqlite", broker_url="sqla+sqlite://")

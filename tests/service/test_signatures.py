@@ -39,13 +39,13 @@ from flask.testing import FlaskClient
 from sqlalchemy import insert, select
 from werkzeug.test import TestResponse
 
-from service.app import create_app
-from service.cli import main as cardledger
-from service.config import Config
-from service.db import get_database
-from service.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
-from service.models import events, table_imports
-from service.signing import ensure_signing_key, new_private_key
+from service.core.config import Config
+from service.core.signing import ensure_signing_key, new_private_key
+from service.running.app import create_app
+from service.running.cli import main as cardledger
+from service.storage.db import get_database
+from service.storage.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
+from service.storage.models import events, table_imports
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.service.log_damage import rewrite_from, stored
 

@@ -12,7 +12,7 @@ import yaml
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.openapi import render_spec
+from service.web.openapi import render_spec
 from tests.factories import player_body, table_body
 from tests.helpers import ADMIN_TOKEN
 

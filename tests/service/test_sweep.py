@@ -21,12 +21,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import delete, select, update
 
-from service import autoplays, botplay, sweep
-from service.commands import create_table
-from service.db import alembic_config, get_database
-from service.eventstore import now
-from service.heartbeats import ago
-from service.models import bot_turns, pending_autoplays
+from service.application.tables import create_table
+from service.jobs import autoplays, botplay, sweep
+from service.jobs.heartbeats import ago
+from service.storage.db import alembic_config, get_database
+from service.storage.eventstore import now
+from service.storage.models import bot_turns, pending_autoplays
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.service.queued import tasks
 
@@ -165,7 +165,7 @@ def test_a_table_whose_autoplay_is_pending_is_not_queued_again(
     """`make run`'s default broker, no worker: the table's opening queued its bots, and
     the sweep finds that autoplay pending and sends nothing, sweep after sweep, until it
     has waited ``LOST_SECONDS`` (its task lost): then once more. The same rule holds on
-    Redis: the pending autoplay is a database row (``service.autoplays``)."""
+    Redis: the pending autoplay is a database row (``service.jobs.autoplays``)."""
     broker = tmp_path / "broker.sqlite"
     app = make_test_app(sqlite_url, jobs="sqlite", broker_url=f"sqla+sqlite:///{broker}")
     try:

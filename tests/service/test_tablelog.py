@@ -7,11 +7,11 @@ import random
 from pathlib import Path
 
 from domain.games import bottle_imp as g
-from service.commands import table_logs
-from service.db import get_database
-from service.eventstore import EventStore
-from service.signing import new_private_key
-from service.tablelog import fresh
+from service.application.tables import table_logs
+from service.core.signing import new_private_key
+from service.storage.db import get_database
+from service.storage.eventstore import EventStore
+from service.storage.tablelog import fresh
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from service.cli import main as cardledger
-from service.db import get_database
-from service.signing import new_private_key
-from service.verifier import verify_streams
+from service.core.signing import new_private_key
+from service.jobs.verifier import verify_streams
+from service.running.cli import main as cardledger
+from service.storage.db import get_database
 from tests.helpers import make_test_app
 from tests.service.log_damage import (
     ORGANISER,

@@ -10,7 +10,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from kombu import Connection, Exchange, Queue
 
-from service.config import Config
+from service.core.config import Config
 from workers.broker import TRANSPORT
 from workers.celery_app import SWEEP_ENTRY, make_celery, sqlite_transport_options
 from workers.tasks import ping

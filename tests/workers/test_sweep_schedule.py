@@ -7,11 +7,11 @@ import pytest
 from celery.beat import BeatLazyFunc
 
 import workers.tasks  # noqa: F401  (registers the shared tasks with every app)
-from service.eventstore import now
-from service.heartbeats import HEARTBEAT_TASK
-from service.reaper import REAP_TASK
-from service.sweep import IDLE_SECONDS, RESUME_TASK
-from service.verifier import VERIFY_TASK
+from service.jobs.heartbeats import HEARTBEAT_TASK
+from service.jobs.reaper import REAP_TASK
+from service.jobs.sweep import IDLE_SECONDS, RESUME_TASK
+from service.jobs.verifier import VERIFY_TASK
+from service.storage.eventstore import now
 from workers.celery_app import (
     DEFAULT_SWEEP_SECONDS,
     REAP_ENTRY,

@@ -1,0 +1,37 @@
+"""gunicorn's settings for ``make run``: logs that never hold a token.
+
+Tokens travel in ``Authorization: Bearer`` headers and, for pages opened on a phone, in
+``?token=`` links. gunicorn's default access line prints the request line with its query
+string and the ``Referer`` (a page's own address, token included), so this one has the path
+without its query and no header but the user agent. gunicorn's error log can quote a
+request line it could not parse, or the URI of a request that failed: a token in it is
+blanked. Used as ``gunicorn -c python:service.running.gunicorn_conf``; flags after it still win.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+accesslog = "-"  # stdout, next to make run's own messages
+#: client, time, "METHOD /path HTTP/1.1", status, body bytes, milliseconds, user agent
+access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+_SECRET = re.compile(r"(?i)(token=|bearer\s+)[^\s&'\"]+")
+
+
+class HideTokens(logging.Filter):
+    """Blanks ``token=…`` and ``Bearer …`` in a message before any handler writes it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        hidden = _SECRET.sub(r"\1[hidden]", message)
+        if hidden != message:
+            record.msg, record.args = hidden, ()
+        return True
+
+
+def post_worker_init(worker: Any) -> None:
+    """The workers parse requests and run the app: their error log gets the filter."""
+    worker.log.error_log.addFilter(HideTokens())

@@ -1,0 +1,259 @@
+"""The console's tournaments: a new tournament, its page, entries, rounds, seat slips and
+its end (routes on the console's blueprint, ``service.web.pages.console_base``).
+
+Each form is checked by the API's schema of the same request (``TournamentCreateSchema``,
+``EntryCreateSchema``) and done by the same command (``service.application.tournaments``). The
+tournament commands keep their own transactions, so a form's key is claimed before and
+completed after (``formkeys.claimed``); a round's slips record their key in the very
+transaction that issues the links (``formkeys.once``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flask import Response, request
+
+from domain.errors import RuleViolation
+from domain.games import SPECS
+from domain.tournament.pairing import PAIRINGS
+from domain.tournament.standings import shown as shown_points
+from service.application.seats import reissue_seat_token
+from service.application.tournaments import (
+    add_entry,
+    create_tournament,
+    finish_tournament,
+    read_standings,
+    read_tournament,
+    round_seating,
+    seat_round,
+    withdraw_entry,
+)
+from service.core.refusals import ApplicationError
+from service.storage.db import get_database
+from service.web.pages import console_forms as forms
+from service.web.pages import formkeys
+from service.web.pages.console_base import (
+    Refused,
+    blueprint,
+    game_or_none,
+    go,
+    loopback,
+    new_form,
+    note,
+    qr_svg,
+    refusal,
+    registered_players,
+    render,
+    seat_link,
+    shown_again,
+    target,
+    validated,
+)
+from service.web.problems import ApiError, status_of
+from service.web.schemas.tournaments import EntryCreateSchema, TournamentCreateSchema
+
+TOURNAMENT_SCHEMA = TournamentCreateSchema()
+ENTRY_SCHEMA = EntryCreateSchema()
+
+
+# --- a new tournament ------------------------------------------------------------------------
+
+
+@blueprint.get("/tournaments/new")
+def new_tournament() -> Response:
+    return _tournament_form(game_or_none(), {}, {}, None)
+
+
+def _tournament_form(
+    game_id: str | None,
+    values: Mapping[str, str],
+    errors: Mapping[str, str],
+    refused: Refused,
+    status: int = 200,
+) -> Response:
+    spec = SPECS[game_id] if game_id else None
+    return new_form(
+        "new_tournament.html",
+        game_id,
+        values,
+        errors,
+        refused,
+        status,
+        sizes=forms.table_sizes(spec) if spec else [],
+        pairings=PAIRINGS,
+    )
+
+
+@blueprint.post("/tournaments/new")
+def post_tournament() -> Response:
+    """Create a tournament: the form as ``POST /tournaments``'s body, its schema, its
+    command; a second post of the form lands on the tournament the first created."""
+    game_id = game_or_none()
+    if game_id is None:
+        return _tournament_form(None, {}, {}, ("unknown_game", "choose a game"), 422)
+    form = request.form
+    body, errors = forms.tournament_body(SPECS[game_id], form)
+    if errors:
+        return _tournament_form(game_id, form, errors, None, 422)
+    checked, errors, refused = validated(TOURNAMENT_SCHEMA, body)
+    if checked is None:
+        return _tournament_form(game_id, form, errors, refused, 422)
+
+    def run() -> formkeys.Outcome:
+        log = create_tournament(checked)
+        return formkeys.Outcome(
+            target("console.tournament", "Tournament created.", tournament_id=log.id)
+        )
+
+    try:
+        done = formkeys.claimed(run)
+    except (RuleViolation, ApplicationError) as refused_by_rules:
+        return _tournament_form(game_id, form, {}, refusal(refused_by_rules), 422)
+    return go(done.redirect or "/console")
+
+
+# --- a tournament ----------------------------------------------------------------------------
+
+
+def round_tables(tournament_id: str, number: int) -> dict[str, Any]:
+    """A round's tables, each with its status and the names still to act
+    (``service.application.tournaments.round_seating``, what ``GET
+    /tournaments/{id}/rounds/{r}`` gives)."""
+    with get_database().reading() as connection:
+        seating = round_seating(connection, tournament_id, number)
+        for t in seating["tables"]:
+            names = {s["seat"]: s["name"] or f"{s['bot']} bot" for s in t["seats"]}
+            t["to_act_names"] = [names.get(s, f"seat {s}") for s in t["to_act"]]
+    return seating
+
+
+def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Response:
+    log = read_tournament(tournament_id)
+    state = log.state
+    shown = request.args.get("round", default=0, type=int) or len(state.rounds)
+    shown = min(max(shown, 0), len(state.rounds))
+    _, standings = read_standings(tournament_id)
+    return render(
+        "tournament.html",
+        status,
+        log=log,
+        state=state,
+        config=state.config,
+        status_word="finished" if state.finished else "playing" if state.in_progress else "open",
+        round_shown=shown,
+        seating=round_tables(tournament_id, shown) if shown else None,
+        standings=standings,
+        points=shown_points,
+        players=registered_players(),
+        note=note(),
+        **extra,
+    )
+
+
+@blueprint.get("/tournaments/<id:tournament_id>")
+def tournament(tournament_id: str) -> Response:
+    """A tournament: entries, the round's tables and who is to act, rounds, standings."""
+    return _tournament_page(tournament_id)
+
+
+def _tournament_action(tournament_id: str, run: Callable[[], str]) -> Response:
+    """Run a tournament command once per form key; a refusal is shown on the tournament
+    page (409/422), and a second post lands where the first did."""
+
+    def done() -> formkeys.Outcome:
+        return formkeys.Outcome(target("console.tournament", run(), tournament_id=tournament_id))
+
+    try:
+        outcome = formkeys.claimed(done)
+    except (RuleViolation, ApplicationError) as refused:
+        status = status_of(refused) if isinstance(refused, ApplicationError) else 422
+        return _tournament_page(tournament_id, status, refused=refusal(refused))
+    return go(outcome.redirect or "/console")
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/entries")
+def enter(tournament_id: str) -> Response:
+    """Enter a guest by name, or a registered player by id (also once rounds have begun):
+    ``POST /tournaments/{id}/entries``'s body and schema."""
+    form = request.form
+    body = {k: v for k in ("name", "player_id") if (v := form.get(k, "").strip())}
+    checked, errors, refused = validated(ENTRY_SCHEMA, body)
+    if checked is None:
+        if errors:
+            fields = "; ".join(f"{k}: {v}" for k, v in errors.items()).replace("_schema: ", "")
+            refused = ("validation_error", fields)
+        return _tournament_page(tournament_id, 422, refused=refused)
+
+    def run() -> str:
+        entry = add_entry(tournament_id, checked.get("name"), checked.get("player_id"))
+        return f"{entry.name} entered."
+
+    return _tournament_action(tournament_id, run)
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/entries/<int:entry>/withdraw")
+def withdraw(tournament_id: str, entry: int) -> Response:
+    def run() -> str:
+        return f"{withdraw_entry(tournament_id, entry).name} withdrawn."
+
+    return _tournament_action(tournament_id, run)
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/rounds")
+def open_round(tournament_id: str) -> Response:
+    """Seat the next round (tokens are handed out by printing its slips)."""
+
+    def run() -> str:
+        seated = seat_round(tournament_id)
+        return f"Round {seated.log.state.rounds[-1].number} seated."
+
+    return _tournament_action(tournament_id, run)
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/finish")
+def finish(tournament_id: str) -> Response:
+    """No more rounds or entries: asked to be sure (a tap cannot take it back)."""
+    if request.form.get("sure") != "yes":
+        return _tournament_page(tournament_id, 422, refused=(
+            "validation_error", "tick \"yes, finish it\" to finish the tournament"))  # fmt: skip
+
+    def run() -> str:
+        finish_tournament(tournament_id)
+        return "Tournament finished: seed and salt are public now."
+
+    return _tournament_action(tournament_id, run)
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/rounds/<int:number>/slips")
+def slips(tournament_id: str, number: int) -> Response:
+    """Print a round's seat slips: every human seat gets a fresh token (the old links stop
+    working), shown on this answer only, each with its QR code. A second post of the same
+    form issues nothing and says so."""
+    log = read_tournament(tournament_id)
+    state = log.state
+    if not 1 <= number <= len(state.rounds):
+        raise ApiError(404, "not_found", f"this tournament has no round {number}")
+    played = state.rounds[number - 1]
+    back = target("console.tournament", tournament_id=tournament_id)
+
+    def work(connection: Any) -> tuple[list[dict[str, Any]], formkeys.Outcome]:
+        printed = []
+        for t in played.tables:
+            for seat, entry in enumerate(t.seats):
+                if entry is None:
+                    continue
+                link = seat_link(t.table, reissue_seat_token(connection, t.table, seat))
+                printed.append({"name": state.entries[entry].name, "table": t.number,
+                                "seat": seat, "link": link, "qr": qr_svg(link)})  # fmt: skip
+        return printed, formkeys.Outcome(shown="round's seat slips", back=back)
+
+    made = formkeys.once(work)
+    if isinstance(made, formkeys.Outcome):
+        return shown_again(made)
+    return render("slips.html", tournament=state.config, tournament_id=tournament_id,
+                  round=number, slips=made, loopback=loopback())  # fmt: skip
+
+
+__all__ = ["round_tables"]

@@ -1,0 +1,155 @@
+"""The live part of a table page (``#table``), rendered for the first load and again for
+each piece of news and after each action the page sends.
+
+One function builds it from a ``TableLog`` and a viewer, so the page, its news and its
+action answers cannot disagree about what that viewer sees or may do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from flask import current_app, render_template
+
+from domain.events import event_type
+from domain.table import ORGANISER, Viewer
+from service.storage.tablelog import TableLog
+from service.web.pages import cards, games
+from service.web.pages.games import scene
+from service.web.pages.moves import SeatMoves, moves
+from service.web.pages.scenes import Pile, Scene, Slot, seat_names
+from service.web.pages.session import csrf_token
+
+#: How often a live table page asks for news, in milliseconds (the app's ``PAGES_POLL_MS``
+#: setting overrides it; browser tests poll faster).
+POLL_MS = 2000
+
+
+def faces(game: str) -> Callable[[cards.Card], cards.Face]:
+    """The templates' ``face(card)`` for this table's game."""
+    return lambda card: games.face(game, card)
+
+
+def viewer_label(viewer: Viewer, names: list[str]) -> str:
+    if viewer == ORGANISER:
+        return "organiser: you see every card"
+    if isinstance(viewer, int):
+        return f"you are {names[viewer]} (seat {viewer}): you see your hand and what is public"
+    return "you see the public view: what lies face up"
+
+
+def deals(log: TableLog) -> list[tuple[int, bool]]:
+    """Each deal of the table and whether it is scored (its cards public)."""
+    found: dict[int, bool] = {}
+    for event in log.events:
+        kind = event_type(event)
+        if kind == "DealStarted":
+            found[event.deal] = False
+        elif kind in ("DealScored", "DealSettled"):
+            found[event.deal] = True
+    return sorted(found.items())
+
+
+def _winning_card(trick: Any) -> Any:
+    """The card that won a completed trick. A Bright House seat plays two cards to a
+    trick, so the winner's seat does not say which: in The Bottle Imp it is the card that
+    bought the bottle (the new price) or else the highest card (rule 4)."""
+    price = getattr(trick, "price", None)
+    if price is not None:
+        return price if price in trick.cards else max(trick.cards)
+    return trick.cards[trick.seats.index(trick.winner)]
+
+
+def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
+    """The last completed trick of the current deal, as a pile with its winner marked.
+
+    Read from the log's ``TrickCompleted`` events: a trick's cards were played face up, so
+    every viewer has seen them (``GET /events`` shows them to all)."""
+    for event in reversed(log.events):
+        kind = event_type(event)
+        if kind == "DealStarted":
+            return None
+        if kind == "TrickCompleted":
+            won = _winning_card(event)
+            slots = [
+                Slot(card, names[seat], "winner" if card == won else "")
+                for seat, card in zip(event.seats, event.cards, strict=True)
+            ]
+            label = f"Last trick ({event.trick}): won by {names[event.winner]}"
+            return Pile(label, slots, "trick last")
+    return None
+
+
+def _turn(
+    view: Mapping[str, Any], viewer: Viewer, names: Sequence[str], offered: list[SeatMoves]
+) -> dict[str, Any]:
+    """Whose turn it is, in words (the viewer's first move named), and whether it is the
+    viewer's."""
+    to_act = list(view["to_act"])
+    if view["status"] == "finished":
+        ranking = view.get("ranking") or []
+        first = [names[s] for s, place in enumerate(ranking) if place == 1]
+        words = "The match is over" + (f": {' and '.join(first)} first." if first else ".")
+        return {"mine": False, "words": words, "kind": "over"}
+    who = ", ".join(names[s] for s in to_act)
+    dealing = view["status"] == "waiting_for_deal"
+    if isinstance(viewer, int) and viewer in to_act:
+        words = "Your deal." if dealing else "Your turn."
+        own = [m for m in offered if m.seat == viewer]
+        if own and not dealing:
+            prompt = own[0].groups[0].prompt.split(":")[0]
+            words = f"Your turn: {prompt[:1].lower()}{prompt[1:]}."
+        if len(to_act) > 1:
+            others = [names[s] for s in to_act if s != viewer]
+            words += f" ({', '.join(others)} also to act.)"
+        return {"mine": True, "words": words, "kind": "mine"}
+    if not to_act:
+        return {"mine": False, "words": "The table is moving…", "kind": "wait"}
+    verb = "deals" if dealing and len(to_act) == 1 else "to act"
+    if viewer == ORGANISER:
+        return {"mine": False, "words": f"{who} {verb}: record it below.", "kind": "scorer"}
+    return {"mine": False, "words": f"Waiting: {who} {verb}.", "kind": "wait"}
+
+
+def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
+    """Everything ``pages/_table.html`` draws for ``viewer`` (``token``: the cookie's, for
+    the page's CSRF token; never put in the page itself)."""
+    shown = log.rules.view(log.state, viewer)
+    names = seat_names(log.opened)
+    drawn: Scene = scene(shown, names)
+    last = last_trick(log, names)
+    if last is not None:
+        drawn.centre.append(last)
+    table_id = log.id
+    offered = moves(log, shown, viewer, names)
+    live = {
+        "version": log.version,
+        "finished": shown["status"] == "finished",
+        "news": f"/tables/{table_id}/view/news",
+        "act": f"/tables/{table_id}/view/act",
+        "csrf": csrf_token(token) if token else None,
+        "interval": current_app.config.get("PAGES_POLL_MS", POLL_MS),
+    }
+    return {
+        "table_id": table_id,
+        "opened": log.opened,
+        "game_name": games.name(log.opened.game),
+        "view": shown,
+        "version": log.version,
+        "names": names,
+        "scene": drawn.json(),
+        "face": faces(log.opened.game),
+        "viewer": viewer_label(viewer, names),
+        "seat": viewer if isinstance(viewer, int) else None,
+        "turn": _turn(shown, viewer, names, offered),
+        "moves": offered,
+        "deals": [(k, scored or viewer == ORGANISER) for k, scored in deals(log)],
+        "live": live,
+        "damage": log.damage,
+    }
+
+
+def fragment(log: TableLog, viewer: Viewer, token: str | None) -> str:
+    """The ``#table`` element alone, for the page's script to swap in."""
+    return render_template("pages/_table.html", **context(log, viewer, token))
