@@ -14,7 +14,7 @@ def rebuild_projections_command() -> None:
     """Delete every projection row (players, tournaments, standings, ratings, table
     summaries, bot turns) and recompute it from the event streams, in one transaction."""
     from service.storage.projections import rebuild_projections
-    from service.storage.streams import writing
+    from service.storage.transactions import writing
 
     with writing() as connection:
         counts = rebuild_projections(connection)

@@ -24,13 +24,13 @@ SCRIPT = textwrap.dedent(
     from service.core.config import Config
     from service.core.signing import new_private_key
 
-    resources = {resources.CONFIG_KEY: Config(database_url=sys.argv[1],
+    house = {resources.CONFIG_KEY: Config(database_url=sys.argv[1],
                                           signing_key=new_private_key())}
-    database = db.install(resources, sys.argv[1])
+    database = db.install(house, sys.argv[1])
     db.metadata.create_all(database.engine)
     changed = []
-    followups.register(resources, followups.TABLE_CHANGED, changed.append)
-    with resources.housed(resources):
+    followups.register(house, followups.TABLE_CHANGED, changed.append)
+    with resources.housed(house):
         created = create_table({
             "game": "bottle-imp", "variant": "standard", "seed": "no-flask",
             "seats": [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}],
@@ -56,7 +56,7 @@ SCRIPT = textwrap.dedent(
 
 
 def test_a_table_is_opened_and_dealt_by_commands_with_no_flask(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'resources.sqlite'}"
+    url = f"sqlite:///{tmp_path / 'house.sqlite'}"
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, url],
         cwd=PROJECT_ROOT,

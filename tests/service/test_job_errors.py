@@ -16,11 +16,10 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from service.core.refusals import NotFound
+from service.core.refusals import NotFound, Unavailable
 from service.jobs import botplay, queue
 from service.storage.db import get_database
 from service.storage.models import jobs as job_rows
-from service.web.problems import ApiError
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -80,7 +79,7 @@ def test_a_simulation_the_broker_refused_says_so_without_its_address(brokerless:
 
 def test_an_autoplay_at_a_table_that_is_not_there_names_no_exception(app: Flask) -> None:
     """The bots' task for a table id that no table has (a task outliving its table's
-    database): the job says the API's stable code, not ``ApiError: …``."""
+    database): the job says the API's stable code, not the exception's text."""
     with app.app_context():
         job_id = queue.create(queue.AUTOPLAY, {"table": "0" * 32}, None, "0" * 32)
         with pytest.raises(NotFound):  # the task fails (and Celery logs it)
@@ -111,7 +110,7 @@ ADDRESSED = [
     ),
     (KeyError("montecarlo"), "an internal error was logged"),
     (
-        ApiError(503, "unreadable_log", "t's log cannot be read (JSONDecodeError(…))"),
+        Unavailable("t's log cannot be read (JSONDecodeError(…))", "unreadable_log"),
         "unreadable_log",
     ),
 ]
