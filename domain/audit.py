@@ -4,7 +4,7 @@ story of one deal.
 ``recheck`` does not trust the log: for each event that records an action it asks the
 engine to decide that action again in the state before it, and compares what the engine
 produces (including the events it causes by itself) with what was recorded. A seeded
-deal is re-dealt from the table's deal key ``"{salt}:{seed}"`` (``rules/common.md``,
+deal is re-dealt from the table's deal key ``"{salt}:{seed}"`` (``docs/rules/common.md``,
 "Deterministic shuffling", rule 1; the bare seed in a log without a salt), so a stacked
 deck shows as a mismatch.
 """

@@ -19,7 +19,7 @@ from domain.table import SeatSpec, Table
 class TableOpened(NamedTuple):
     """A table was opened: its game, seats and rules. Always version 1 of a stream.
 
-    ``salt``: the server's secret salt of the deal key (``rules/common.md``, "Deterministic
+    ``salt``: the server's secret salt of the deal key (``docs/rules/common.md``, "Deterministic
     shuffling", rule 1); absent (None, so omitted from the JSON) in logs recorded before
     salts and in simulations, which deal from the seed alone.
     """

@@ -1,6 +1,6 @@
 """Matches, game-agnostic: a table plays deals until a stopping condition is met.
 
-``rules/common.md`` (Matches, deals, targets): the match ends after the deal in which
+``docs/rules/common.md`` (Matches, deals, targets): the match ends after the deal in which
 some ranked seat's total first reaches ``target_score`` or ``max_deals`` deals have
 been played. Equal totals share a place; tournaments apply their own tie-breaks.
 """

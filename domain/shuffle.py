@@ -1,4 +1,4 @@
-"""The audit-grade shuffle of ``rules/common.md``: anyone can re-deal from the seed
+"""The audit-grade shuffle of ``docs/rules/common.md``: anyone can re-deal from the seed
 and the table's salt once both are shown.
 
 Fisher–Yates from the last position down, drawing from a SHA-256 counter stream
@@ -19,7 +19,7 @@ _word = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
 
 
 SALT_HEX_DIGITS = 32
-"""A table's salt: 128 bits as 32 lower-case hex digits (``rules/common.md``)."""
+"""A table's salt: 128 bits as 32 lower-case hex digits (``docs/rules/common.md``)."""
 
 
 def is_salt(text: object) -> bool:
@@ -32,7 +32,7 @@ def is_salt(text: object) -> bool:
 
 
 def deal_key(seed: str | int, salt: str | None = None) -> str:
-    """A table's deal key, ``"{salt}:{seed}"`` (``rules/common.md``, "Deterministic
+    """A table's deal key, ``"{salt}:{seed}"`` (``docs/rules/common.md``, "Deterministic
     shuffling", rule 1). The secret salt is what keeps a guessable seed from letting a
     player who knows their own hand find it by trial and deal everyone's cards.
 
@@ -44,12 +44,12 @@ def deal_key(seed: str | int, salt: str | None = None) -> str:
 
 def deal_seed(seed: str | int, deal: int, salt: str | None = None) -> str:
     """The seed of deal ``deal`` (1-based) of a table: ``"{salt}:{seed}/{deal}"``, or
-    ``"{seed}/{deal}"`` unsalted (``rules/common.md``, "Deterministic shuffling", rule 1)."""
+    ``"{seed}/{deal}"`` unsalted (``docs/rules/common.md``, "Deterministic shuffling", rule 1)."""
     return f"{deal_key(seed, salt)}/{deal}"
 
 
 def seed_commitment(seed: str | int, salt: str | None = None) -> str:
-    """SHA-256 hex digest of the deal key ``"{salt}:{seed}"`` (``rules/common.md``,
+    """SHA-256 hex digest of the deal key ``"{salt}:{seed}"`` (``docs/rules/common.md``,
     "Deterministic shuffling", rule 1), published when the table is opened; anyone checks
     it once the seed and salt are shown at the end. Unsalted: the digest of the seed."""
     return hashlib.sha256(deal_key(seed, salt).encode()).hexdigest()

@@ -44,7 +44,7 @@ class Table:
     salt: str | None = None
 
     def deal_seed(self, deal: int) -> str:
-        """The seed of seeded deal ``deal``: ``"{salt}:{seed}/{deal}"`` (``rules/common.md``,
+        """The seed of seeded deal ``deal``: ``"{salt}:{seed}/{deal}"`` (``docs/rules/common.md``,
         "Deterministic shuffling", rule 1); ``"{seed}/{deal}"`` when unsalted."""
         if self.seed is None:
             raise ValueError("a table without a seed deals only recorded deals")

@@ -1,4 +1,4 @@
-"""factory-boy factories for ``POST /tables`` bodies (``api.md``, Tables).
+"""factory-boy factories for ``POST /tables`` bodies (``docs/api.md``, Tables).
 
 ``table_body()`` is a short standard 4-player match; ``players=3``, ``lopaka=True``,
 ``bright_house=True`` or any field as a keyword give the other tables the tests need.
@@ -41,7 +41,7 @@ def table_body(**overrides: Any) -> dict[str, Any]:
     return cast("dict[str, Any]", TableBodyFactory(**overrides))
 
 
-# --- players and tournaments (``api.md``, Tournaments) ---------------------------------------
+# --- players and tournaments (``docs/api.md``, Tournaments) ---------------------------------------
 
 
 class PlayerBodyFactory(factory.DictFactory):

@@ -1,4 +1,4 @@
-"""Bestia's bots (``rules/bestia.md``).
+"""Bestia's bots (``docs/rules/bestia.md``).
 
 Bestia is about not taking zero tricks: a player in who takes none pays the pot. The
 heuristic declares by trump strength (the pánfilo and high trumps are near-certain

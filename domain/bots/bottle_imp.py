@@ -1,4 +1,4 @@
-"""The Bottle Imp's bots (``rules/bottle-imp.md``, Strategy notes).
+"""The Bottle Imp's bots (``docs/rules/bottle-imp.md``, Strategy notes).
 
 The heuristic weighs each legal card by what it does to the trick and the bottle: a
 card below the price that buys the bottle is worth its trick only if enough lower cards

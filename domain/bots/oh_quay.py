@@ -1,4 +1,4 @@
-"""Oh Quay's bots (``rules/oh-quay.md``, Strategy notes).
+"""Oh Quay's bots (``docs/rules/oh-quay.md``, Strategy notes).
 
 A canal is worth the rafts it can launch: the heuristic reads it front to back as a
 chain of rafts (a common suit, rising ranks), counts a raft of three or more for the

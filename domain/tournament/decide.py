@@ -89,7 +89,7 @@ def _refusal(
 
 def create(spec: Mapping[str, Any], salt: str | None = None) -> TournamentCreated:
     """Check a new tournament's settings against the game and record them, with the
-    secret ``salt`` the service drew for it (``rules/common.md``, "Deterministic
+    secret ``salt`` the service drew for it (``docs/rules/common.md``, "Deterministic
     shuffling", rule 1: never a client's)."""
     game_id = spec["game"]
     rules_module = game(game_id)  # unknown_game
@@ -285,7 +285,7 @@ def table_seed(key: str, round_number: int, table: int) -> str:
     """A table's deal seed: SHA-256 of ``"{key}/round-{r}/table-{t}"``, hex, where ``key``
     is the tournament's deal key ``"{salt}:{seed}"`` (``shuffle.deal_key``; the bare seed
     in a tournament recorded before salts). Salted, so a guessable tournament seed does
-    not give the tables' seeds away (``rules/common.md``, "Deterministic shuffling", rule
+    not give the tables' seeds away (``docs/rules/common.md``, "Deterministic shuffling", rule
     1). One-way, because a finished table reveals its seed: that must not reveal the
     tournament's key, or with it the deals of every table still to play. Once the
     tournament is finished and its seed and salt shown, anyone can recompute each table's

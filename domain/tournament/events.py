@@ -18,7 +18,7 @@ class TournamentCreated(NamedTuple):
     """A tournament was announced: its game, table rules, pairing and scoring.
 
     ``salt``: the server's secret salt; the tables' seeds derive from the key
-    ``"{salt}:{seed}"`` (``rules/common.md``, "Deterministic shuffling", rule 1). None in a
+    ``"{salt}:{seed}"`` (``docs/rules/common.md``, "Deterministic shuffling", rule 1). None in a
     tournament recorded before salts, whose tables derive from the seed alone.
     """
 

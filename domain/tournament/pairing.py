@@ -11,7 +11,7 @@ Three methods (``PAIRINGS``):
 When the entries do not fill the last table, ``fill_with_bots`` seats bots there;
 otherwise the extra entries get a bye (fewest byes first; in Swiss the lowest placed).
 Deterministic from the seed: every random choice comes from ``domain.shuffle.shuffle``
-(the audit-grade shuffle of ``rules/common.md``) or ``random.Random`` seeded with a
+(the audit-grade shuffle of ``docs/rules/common.md``) or ``random.Random`` seeded with a
 string derived from ``"{seed}/round-{r}"``, so anyone can re-derive a round.
 """
 

@@ -1,4 +1,4 @@
-"""Match points and standings (``rules/common.md``: tournaments apply their own tie-breaks).
+"""Match points and standings (``docs/rules/common.md``: tournaments apply their own tie-breaks).
 
 Match points per table, by final place among the ranked players: with ``n`` ranked,
 ``n-1 … 0`` unless the tournament gives its own list; players sharing a place share

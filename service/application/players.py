@@ -1,7 +1,8 @@
 """Players: people known across tournaments and tables, each with an OpenSkill rating.
 
 A player is a stream (``kind="player"``, one ``PlayerRegistered``); the ``players`` row
-is its projection, with the rating the ratings ledger gives it (``service.storage.projections``).
+is its projection, with the rating the ratings ledger gives it
+(``service.storage.projections.players``).
 
 Names that meet may not look alike (``domain.names``): registered players among
 themselves, held by the unique skeleton of each name (``player_skeletons``), and the
@@ -18,18 +19,13 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from domain.events import event_type, to_data
 from domain.names import NameRefused, confusable, lookalike, skeleton
 from domain.table import SeatSpec
 from domain.tournament.ratings import PlayerRegistered, Rating
+from service.application.unit_of_work import unit_of_work
 from service.core.refusals import NotFound, Unprocessable
 from service.storage.db import get_database
-from service.storage.eventstore import NewEvent
 from service.storage.models import player_skeletons, players
-from service.storage.projections import project_player
-from service.storage.streams import store
-
-KIND = "player"
 
 
 def register_player(name: str) -> dict[str, Any]:
@@ -40,12 +36,10 @@ def register_player(name: str) -> dict[str, Any]:
     registered = PlayerRegistered(" ".join(name.split()))
     held = _skeleton_key(registered.name)
     try:
-        with get_database().writing() as connection:
+        with unit_of_work() as work:
+            connection = work.connection
             _refuse_lookalike(connection, registered.name, held)
-            rows = store(connection).create(
-                player_id, KIND, [NewEvent(event_type(registered), to_data(registered))]
-            )
-            project_player(connection, player_id, registered.name, rows[0].recorded_at)
+            work.register_player(player_id, registered)
             try:
                 connection.execute(
                     insert(player_skeletons).values(skeleton=held, player_id=player_id)

@@ -16,6 +16,7 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 
 from domain.table import ORGANISER, Viewer
+from service.application.unit_of_work import unit_of_work
 from service.core.refusals import Conflict, Forbidden, Unavailable, Unprocessable
 from service.core.signing import head_message, keyring
 from service.storage import guard
@@ -26,10 +27,8 @@ from service.storage.eventstore import EventStore, StoredEvent
 from service.storage.exports import BadExport, check_signature, export_lines, parse_export
 from service.storage.import_marks import record_import
 from service.storage.models import events, streams
-from service.storage.projections import project_table
 from service.storage.seat_tokens import issue_seat_tokens
 from service.storage.tablelog import TableLog, table_logs
-from service.storage.transactions import writing
 
 #: What an organiser can do about each refused signature (``POST /tables/import``).
 SIGNATURE_ADVICE = {
@@ -121,13 +120,12 @@ def import_table(text: str, *, unsigned: bool = False) -> Imported:
     if origin_key is not None:  # the origin's own word for its head, kept as it came
         stored[-1] = stored[-1]._replace(signature=header["signature"], key_id=origin_key)
     try:
-        with writing() as connection:
-            EventStore(connection).restore(table_id, "table", stored)
-            record_import(connection, table_id, origin_key, stored[-1])
-            log = table_logs().load(connection, table_id)
-            project_table(connection, log)  # its summary; no bot moves at a record
+        with unit_of_work() as work:
+            EventStore(work.connection).restore(table_id, "table", stored)
+            record_import(work.connection, table_id, origin_key, stored[-1])
+            log = work.rewritten_table(table_id)
             humans = (s for s, seat in enumerate(log.opened.seats) if not seat.get("bot"))
-            tokens = issue_seat_tokens(connection, table_id, humans)
+            tokens = issue_seat_tokens(work.connection, table_id, humans)
     except IntegrityError:
         raise Conflict(f"table {table_id} is already here", "table_exists") from None
     return Imported(log, tokens)
@@ -168,7 +166,8 @@ def restore_table(text: str) -> Restored:
         assert first is not None
         raise Unprocessable(f"the export does not check: {first.detail}", "import_rejected")
     ring = keyring()
-    with writing() as connection:
+    with unit_of_work() as work:
+        connection = work.connection
         stored, _ = stored_rows(connection, table_id)
         later = [row for row in stored if row.version > len(rows)]
         chained = list(chain_faults(table_id, later, str(rows[-1].hash), len(rows) + 1))
@@ -200,7 +199,6 @@ def restore_table(text: str) -> Restored:
             .values(version=last.version, head=last.hash, damage=None)
         )
         guard.install(connection)
-        table_logs().forget(table_id)
-        project_table(connection, table_logs().load(connection, table_id, lock=True))
+        work.rewritten_table(table_id)
     dropped = sum(1 for row in stored if row.version > last.version)
     return Restored(table_id, int(last.version), len(rows), len(kept), dropped)

@@ -1,19 +1,20 @@
-"""The command path: load the stream, fold, decide, append with the expected version,
-all in one transaction. HTTP routes and Celery tasks both come through here.
+"""The table commands: open a table, act at it. An action is parsed, checked and
+decided by the game's rules on the table as its unit of work loaded it, and appended
+there (``service.application.unit_of_work``: the transaction, the lock, the
+Idempotency-Key, the policies and what follows the commit). HTTP routes, the console and
+the bots' Celery tasks all come through here.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 import uuid
 from collections.abc import Mapping
-from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from domain.errors import RuleViolation
@@ -23,19 +24,14 @@ from domain.match import MatchRules
 from domain.shuffle import seed_commitment
 from domain.table import ORGANISER, SeatSpec, Table, Viewer
 from domain.upcast import current_schema
-from service.application import followups
 from service.application.players import check_seat_players
-from service.core.refusals import Conflict, Forbidden, Unauthorized, Unprocessable
+from service.application.unit_of_work import Accepted, Request, unit_of_work
+from service.core.refusals import Forbidden, Unauthorized
 from service.core.resources import resources
-from service.storage.damage import refuse_if_damaged
 from service.storage.db import get_database
-from service.storage.eventstore import Head, NewEvent, VersionConflict, canonical_json
-from service.storage.models import idempotency_keys
-from service.storage.projections import after_table_events, project_opened_table
+from service.storage.eventstore import NewEvent, VersionConflict, canonical_json
 from service.storage.seat_tokens import issue_seat_tokens
-from service.storage.streams import store
-from service.storage.tablelog import KIND, TableLog, TableLogs, bot_to_move, table_logs_of
-from service.storage.transactions import remember_when_committed, writing
+from service.storage.tablelog import TableLog, TableLogs, table_logs_of
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -53,13 +49,17 @@ class CreatedTable:
     tokens: dict[int, str]
 
 
-def create_table(spec: Mapping[str, Any], connection: Connection | None = None) -> CreatedTable:
+def create_table(
+    spec: Mapping[str, Any], connection: Connection | None = None, *, autoplay: bool = True
+) -> CreatedTable:
     """Open a table: check the game, seats and rules with the engine, record ``TableOpened``.
 
     An omitted seed is drawn by the server; either way the server draws the table's
-    secret 128-bit salt (never a client's: ``rules/common.md``, "Deterministic
+    secret 128-bit salt (never a client's: docs/rules/common.md, "Deterministic
     shuffling", rule 1), and both stay secret until the match ends.
-    ``connection``: open it in the caller's transaction (a tournament seating a round).
+    ``connection``: open it in the caller's write transaction (a tournament seating a
+    round, a console form), whose commit then wakes a bot that deals first. ``autoplay``
+    off: nothing wakes them (the caller plays the bots itself).
     """
     rules_module = game(spec["game"])
     options = dict(spec.get("rules") or {})
@@ -84,23 +84,13 @@ def create_table(spec: Mapping[str, Any], connection: Connection | None = None) 
         salt=secrets.token_hex(16),
     )
     rules_module.check_options(table)
-    rules_module.initial_state(table)  # raises RuleViolation for a table the rules refuse
+    state = rules_module.initial_state(table)  # raises RuleViolation for a table refused
     table_id = uuid.uuid4().hex
-    opened = TableOpened.of(table)
-    own_transaction = connection is None
-    transaction = writing() if connection is None else nullcontext(connection)
-    with transaction as connection:
-        check_seat_players(connection, table.seats)
-        rows = store(connection).create(
-            table_id, KIND, [NewEvent("TableOpened", to_data(opened), actor=ORGANISER)]
-        )
+    with unit_of_work(connection, publish=autoplay) as work:
+        check_seat_players(work.connection, table.seats)
+        log = work.open_table(table_id, TableOpened.of(table), state)
         humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
-        tokens = issue_seat_tokens(connection, table_id, humans)
-        log = TableLog(table_id, tuple(rows), (opened,), rules_module.initial_state(table))
-        project_opened_table(connection, log)  # its summary; a bot that deals first: the sweep's
-        remember_when_committed(table_logs(), log)
-    if own_transaction:  # else the caller's transaction is still open: the caller schedules
-        followups.after_commit(followups.TABLE_CHANGED, log)
+        tokens = issue_seat_tokens(work.connection, table_id, humans)
     return CreatedTable(table_id, log, tokens)
 
 
@@ -108,14 +98,6 @@ def commitment(opened: TableOpened) -> str:
     """The published ``seed_commitment``: SHA-256 of ``"{salt}:{seed}"`` (of the bare seed
     for a table recorded before salts)."""
     return seed_commitment(opened.seed, opened.salt) if opened.seed is not None else ""
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    """What an accepted action returns: the status and body (also what a retry gets)."""
-
-    status: int
-    body: dict[str, Any]
 
 
 def _request_hash(body: Mapping[str, Any], expected: int | None, viewer: Viewer) -> str:
@@ -156,23 +138,20 @@ def act(
     actor: str | None = None,
     autoplay: bool = True,
 ) -> Accepted:
-    """Validate ``body`` with the engine and append what it causes, in one transaction.
+    """Validate ``body`` with the engine and append what it causes, in one unit of work.
 
     ``viewer`` is who asks, already resolved by the caller (a seat, the organiser, None).
     ``expected`` (If-Match) must be the current version, else ``VersionConflict``;
     without it, an action that lost a race to another writer is decided again on the new
     state (a few times). An ``Idempotency-Key`` seen before returns the first response
-    and appends nothing. ``actor`` names who acted in the log when it is not the caller
-    (``bot random seat 2``). Once committed, the action is followed by
-    ``followups.TABLE_CHANGED`` (which wakes a bot left to move: ``service.jobs.botplay``),
-    unless ``autoplay`` is off: the bots' own loop.
+    and appends nothing (docs/api.md, "Acting at a table"). ``actor`` names who acted in
+    the log when it is not the caller (``bot random seat 2``). Once committed, the change
+    is published (which wakes a bot left to move: ``service.jobs.botplay``), unless
+    ``autoplay`` is off: the bots' own loop.
     """
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            accepted, after = _act_once(table_id, body, viewer, expected, key, actor)
-            if autoplay and after is not None:
-                followups.after_commit(followups.TABLE_CHANGED, after)
-            return accepted
+            return _act_once(table_id, body, viewer, expected, key, actor, autoplay)
         except (VersionConflict, IntegrityError) as conflict:
             if expected is not None or attempt == ATTEMPTS:
                 if isinstance(conflict, IntegrityError):
@@ -189,21 +168,9 @@ ATTEMPTS = 3
 def _refuse_if_damaged(table_id: str) -> None:
     """After a write the database refused: a row already stored beyond the head is damage
     the cached log (at that head, so unchecked) cannot show; replay and check it all."""
-    logs = table_logs()
-    logs.forget(table_id)
-    with writing() as connection:
-        refuse_if_damaged(KIND, logs.load(connection, table_id, lock=True))
-
-
-def refuse_imported(log: TableLog) -> None:
-    """An imported table is a record of play elsewhere, never a table to play on here: a
-    truncated export taken mid-match must not be played on differently under its id."""
-    if log.origin is not None:
-        raise Conflict(
-            f"table {log.id} was imported: it is a record of play on another server and "
-            "is read-only here",
-            "imported_read_only",
-        )
+    table_logs().forget(table_id)
+    with unit_of_work() as work:
+        work.table(table_id)
 
 
 def _act_once(
@@ -212,18 +179,16 @@ def _act_once(
     viewer: Viewer,
     expected: int | None,
     key: str | None,
-    actor: str | None = None,
-) -> tuple[Accepted, TableLog | None]:
-    logs = table_logs()
-    with writing() as connection:
-        _authorize(viewer, body)
-        head = _lock(connection, table_id)  # one writer per table at a time, everywhere
-        request_hash = _request_hash(body, expected, viewer)
-        if key is not None and (seen := _seen(connection, table_id, key, request_hash)):
-            return seen, None
-        log = logs.load(connection, table_id, head)
-        refuse_if_damaged(KIND, log)  # nothing may be built on a log that cannot be trusted
-        refuse_imported(log)
+    actor: str | None,
+    autoplay: bool,
+) -> Accepted:
+    _authorize(viewer, body)
+    request = None if key is None else Request(table_id, key, _request_hash(body, expected, viewer))
+    with unit_of_work(publish=autoplay) as work:
+        work.lock_table(table_id)  # one writer per table at a time, everywhere
+        if request is not None and (first := work.answered(request)) is not None:
+            return first  # a retry: the first answer, and nothing appended
+        log = work.table(table_id)
         if expected is not None and expected != log.version:
             raise VersionConflict(table_id, expected, log.version)
         rules = log.rules
@@ -231,36 +196,9 @@ def _act_once(
         if body.get("type") == "deal":
             _authorize_deal(log, viewer)
         events = rules.decide(log.state, action)
-        rows = store(connection).append(
-            table_id,
-            log.version,
-            recorded(log.opened.game, events, viewer, actor),
-            previous_hash=log.rows[-1].hash,
-        )
-        after = replace(
-            log,
-            rows=log.rows + tuple(rows),
-            events=log.events + tuple(events),
-            state=_fold(rules, log.state, events),
-        )
-        waited = bot_to_move(log) is not None
-        # standings, ratings, bot_turns, the table's summary
-        after_table_events(connection, after, events, waited, log.state)
-        accepted = Accepted(
-            201, {"version": after.version, "events": visible_rows(after, viewer, log.version)}
-        )
-        if key is not None:
-            connection.execute(
-                insert(idempotency_keys).values(
-                    stream=table_id,
-                    key=key,
-                    request_hash=request_hash,
-                    status=accepted.status,
-                    response=json.dumps(accepted.body),
-                )
-            )
-    logs.remember(after)
-    return accepted, after
+        after = work.append_table(log, events, recorded(log.opened.game, events, viewer, actor))
+        shown = {"version": after.version, "events": visible_rows(after, viewer, log.version)}
+        return work.answer(request, Accepted(201, shown))
 
 
 def recorded(
@@ -281,34 +219,6 @@ def recorded(
     return out
 
 
-def _lock(connection: Connection, table_id: str) -> Head:
-    """Take the table's stream row for this transaction (PostgreSQL: ``FOR UPDATE``; SQLite
-    already holds the database's write lock), so a retried request waits for the first
-    and then finds its Idempotency-Key, instead of racing it."""
-    return table_logs().head(connection, table_id, lock=True)
-
-
-def _fold(rules: Any, state: Any, events: list[Any]) -> Any:
-    for e in events:
-        state = rules.evolve(state, e)
-    return state
-
-
-def _seen(connection: Connection, table_id: str, key: str, request_hash: str) -> Accepted | None:
-    row = connection.execute(
-        select(idempotency_keys).where(
-            idempotency_keys.c.stream == table_id, idempotency_keys.c.key == key
-        )
-    ).first()
-    if row is None:
-        return None
-    if row.request_hash != request_hash:
-        raise Unprocessable(
-            "this Idempotency-Key was used with a different request", "idempotency_key_reused"
-        )
-    return Accepted(row.status, json.loads(row.response))
-
-
 def visible_rows(log: TableLog, viewer: Viewer, after: int = 0, limit: int | None = None) -> list:
     """Events after version ``after`` as ``viewer`` may see them, in API form."""
     shown = log.rules.visible_events(log.events, viewer)
@@ -324,4 +234,4 @@ def visible_rows(log: TableLog, viewer: Viewer, after: int = 0, limit: int | Non
     ]
 
 
-__all__ = ["RuleViolation", "act", "create_table", "table_logs", "visible_rows"]
+__all__ = ["Accepted", "RuleViolation", "act", "create_table", "table_logs", "visible_rows"]

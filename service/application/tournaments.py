@@ -1,10 +1,10 @@
-"""Tournament commands: each locks the tournament's stream, decides with the domain,
-appends, and updates the projections, in one transaction. Seating a round also opens
-the round's tables (``service.application.tables.create_table``) in that same transaction: the
-round is recorded with its tables, or neither exists.
+"""Tournament commands: each decides with the domain on the tournament its unit of work
+locked and loaded, and appends there (``service.application.unit_of_work``). Seating a
+round also opens the round's tables (``service.application.tables.create_table``) in
+that same unit of work: the round is recorded with its tables, or neither exists.
 
-A table reports its end to the tournament from the table command path
-(``service.storage.projections.after_table_events``).
+A table reports its end to its tournament by a policy of the table's unit of work
+(``service.application.policies.finished_table_tells_its_tournament``).
 """
 
 from __future__ import annotations
@@ -22,16 +22,14 @@ from domain.errors import RuleViolation
 from domain.tournament import decide as tournament
 from domain.tournament.decide import AddEntry, FinishTournament, WithdrawEntry
 from domain.tournament.state import Entry, Tournament
-from service.application import followups
 from service.application.players import player_names
 from service.application.tables import CreatedTable, create_table, table_logs
+from service.application.unit_of_work import unit_of_work
 from service.core.refusals import Conflict, NotFound, Unprocessable
-from service.storage.damage import refuse_if_damaged
 from service.storage.db import get_database
 from service.storage.models import standings, tournaments
-from service.storage.projections import headline, project_tables, project_tournament
-from service.storage.tournamentlog import KIND, TournamentLog, append, start, tournament_logs
-from service.storage.transactions import writing
+from service.storage.projections.tables import headline
+from service.storage.tournamentlog import TournamentLog, tournament_logs
 
 #: Domain codes that mean "not now" (409) or "no such thing" (404 ``not_found``); the
 #: rest are 422.
@@ -78,24 +76,15 @@ def _rules() -> Iterator[None]:
         raise refusal(refused.message, refused.code) from None
 
 
-def _locked(connection: Connection, tournament_id: str) -> TournamentLog:
-    """The tournament, its stream row held for this transaction (every writer takes it),
-    refused if its stored log is damaged (409 ``log_damaged``)."""
-    log = tournament_logs().load(connection, tournament_id, lock=True)
-    refuse_if_damaged(KIND, log)
-    return log
-
-
 def create_tournament(spec: Mapping[str, Any]) -> TournamentLog:
     """Record a new tournament; an omitted seed is drawn, and a 128-bit salt always is
-    (``rules/common.md``, "Deterministic shuffling", rule 1); both stay secret until the
+    (docs/rules/common.md, "Deterministic shuffling", rule 1); both stay secret until the
     end (each table's deal seed derives from ``"{salt}:{seed}"``)."""
     seeded = {**spec, "seed": spec.get("seed") or secrets.token_urlsafe(16)}
     with _rules():
         created = tournament.create(seeded, salt=secrets.token_hex(16))
-    with writing() as connection:
-        log = start(connection, uuid.uuid4().hex, [created])
-        project_tournament(connection, log)
+    with unit_of_work() as work:
+        log = work.start_tournament(uuid.uuid4().hex, created)
     return log
 
 
@@ -106,41 +95,38 @@ def read_tournament(tournament_id: str) -> TournamentLog:
 
 def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> Entry:
     """Enter a guest by name, or a registered player (under the player's name)."""
-    with writing() as connection:
-        log = _locked(connection, tournament_id)
+    with unit_of_work() as work:
+        log = work.tournament(tournament_id)
         if player_id is not None:
-            known = player_names(connection, [player_id])
+            known = player_names(work.connection, [player_id])
             if player_id not in known:
                 raise Unprocessable(f"there is no player {player_id}", "unknown_player")
             name = known[player_id]
         with _rules():
             events = tournament.decide(log.state, AddEntry(name or "", player_id))
-        log = append(connection, log, events)
-        project_tournament(connection, log)
+        log = work.append_tournament(log, events)
     return log.state.entries[events[0].entry]
 
 
 def withdraw_entry(tournament_id: str, entry: int) -> Entry:
     """Withdraw an entry: its results stay, it is never seated again."""
-    with writing() as connection:
-        log = _locked(connection, tournament_id)
+    with unit_of_work() as work:
+        log = work.tournament(tournament_id)
         with _rules():
             events = tournament.decide(log.state, WithdrawEntry(entry))
-        log = append(connection, log, events)
-        project_tournament(connection, log)
+        log = work.append_tournament(log, events)
     return log.state.entries[entry]
 
 
 def finish_tournament(tournament_id: str) -> TournamentLog:
     """End the tournament between rounds (an open-ended one, or one cut short)."""
-    with writing() as connection:
-        log = _locked(connection, tournament_id)
+    with unit_of_work() as work:
+        log = work.tournament(tournament_id)
         if not log.state.finished:
             _round_in_progress(log.state, "finishing the tournament")
         with _rules():
             events = tournament.decide(log.state, FinishTournament())
-        log = append(connection, log, events)
-        project_tournament(connection, log)
+        log = work.append_tournament(log, events)
     return log
 
 
@@ -154,21 +140,18 @@ class SeatedRound:
 
 
 def seat_round(tournament_id: str) -> SeatedRound:
-    """Seat the next round and open its tables, all in one transaction."""
-    with writing() as connection:
-        log = _locked(connection, tournament_id)
+    """Seat the next round and open its tables, all in one unit of work: once it has
+    committed, a bot that deals first at one of them is woken."""
+    with unit_of_work() as work:
+        log = work.tournament(tournament_id)
         if not log.state.finished:
             _round_in_progress(log.state, "seating the next round")
         with _rules():
             seating = tournament.plan_round(log.state)
         specs = tournament.table_specs(log.state, seating)
-        opened = tuple(create_table(spec, connection) for spec in specs)
+        opened = tuple(create_table(spec, work.connection) for spec in specs)
         seated = tournament.round_seated(log.state, seating, [t.id for t in opened])
-        log = append(connection, log, [seated])
-        project_tables(connection, log, [seated.round])
-        project_tournament(connection, log)
-    for table in opened:  # committed: a bot that deals first may now move
-        followups.after_commit(followups.TABLE_CHANGED, table.log)
+        log = work.append_tournament(log, [seated])
     return SeatedRound(log, opened)
 
 

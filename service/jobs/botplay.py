@@ -7,10 +7,11 @@ seeds the decision from (deal key, version, seat), and submits the chosen action
 loops racing on one table therefore never both append: the loser either finds its key
 (same decision, already recorded) or a newer version, and reloads.
 
-``after_action`` is the trigger: after an action (or a table's opening) leaves a bot
-to move, it queues ``cardledger.autoplay`` unless one is already pending for the table
+``wake_bots`` is the trigger, subscribed to every committed ``TableChanged``
+(``service.application.changes``): when an action (or a table's opening) leaves a bot to
+move, it queues ``cardledger.autoplay`` unless one is already pending for the table
 (``service.jobs.autoplays``: at most one pending per table); in eager mode that runs before
-the response returns. Bot moves themselves never trigger it (the loop is already
+the response returns. Bot moves themselves publish no change (the loop is already
 running). A trigger the broker lost is made good by the sweep (``service.jobs.sweep``).
 
 In a worker, one task plays a table for at most ``SLICE_SECONDS`` and then queues the
@@ -35,6 +36,7 @@ from sqlalchemy import select
 from domain.bots import bot, decision_rng
 from domain.bots.common import current_deal, observe
 from domain.shuffle import deal_key
+from service.application.changes import TableChanged
 from service.application.tables import act, table_logs
 from service.jobs import autoplays, queue
 from service.jobs.autoplays import AUTOPLAY_TASK
@@ -46,7 +48,7 @@ from service.storage.tablelog import TableLog, bot_to_move
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AUTOPLAY_TASK", "after_action", "choose", "play_bots", "run_autoplay"]
+__all__ = ["AUTOPLAY_TASK", "choose", "play_bots", "run_autoplay", "wake_bots"]
 
 #: How long one autoplay task plays a table in a worker before queueing it again.
 SLICE_SECONDS = 5.0
@@ -122,10 +124,12 @@ def play_bots(
     }
 
 
-def after_action(log: TableLog) -> None:
-    """Queue autoplay when ``log`` leaves a bot to move and none is pending. A broker that
-    is down does not undo the action: it is logged, and once the broker is back the
-    sweep (``service.jobs.sweep``, from the ``bot_turns`` projection) queues it again."""
+def wake_bots(changed: TableChanged) -> None:
+    """Queue autoplay when the changed table leaves a bot to move and none is pending. A
+    broker that is down does not undo the action: it is logged, and once the broker is
+    back the sweep (``service.jobs.sweep``, from the ``bot_turns`` projection) queues it
+    again."""
+    log = changed.log
     if bot_to_move(log) is None:
         return
     eager = queue.is_eager()

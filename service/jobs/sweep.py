@@ -1,6 +1,6 @@
 """The sweep: tables whose bots' task was lost resume by themselves.
 
-``service.jobs.botplay.after_action`` queues autoplay when an action leaves a bot to move;
+``service.jobs.botplay.wake_bots`` queues autoplay when an action leaves a bot to move;
 if the broker is down at that moment the task is lost (the action itself is recorded),
 and a broker that restarts empty, or a worker killed holding the task, loses it too.
 The ``bot_turns`` projection lists every table waiting on a bot, kept in the transaction

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
 
-from service.application import followups
+from service.application import changes
 from service.core import resources
 from service.core.client_json import MAX_JSON_BODY, loads
 from service.core.config import Config
@@ -41,7 +41,7 @@ def create_app(config: Config | None = None) -> Flask:
     db.init_app(app, config.database_url)
     register_error_handlers(app)
     register_blueprints(app)
-    followups.register(app.extensions, followups.TABLE_CHANGED, botplay.after_action)
+    changes.subscribe(app.extensions, changes.TableChanged, botplay.wake_bots)
     app.cli.add_command(cardledger)  # flask --app service cardledger rebuild-projections
     return app
 

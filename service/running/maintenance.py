@@ -13,7 +13,7 @@ cardledger = AppGroup("cardledger", help="Card Ledger chores on the app's databa
 def rebuild_projections_command() -> None:
     """Delete every projection row (players, tournaments, standings, ratings, table
     summaries, bot turns) and recompute it from the event streams, in one transaction."""
-    from service.storage.projections import rebuild_projections
+    from service.storage.projections.rebuild import rebuild_projections
     from service.storage.transactions import writing
 
     with writing() as connection:

@@ -104,7 +104,7 @@ table_imports = Table(
     Column("attestation", String(88)),
 )
 
-# --- projections: read models rebuilt from the streams (``service/storage/projections.py``) --
+# --- projections: read models rebuilt from the streams (``service/storage/projections/``) --
 
 players = Table(
     "players",

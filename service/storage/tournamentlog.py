@@ -13,15 +13,13 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from domain.events import event_type, to_data
 from domain.tournament.events import decode
 from domain.tournament.state import Tournament, evolve, fold
 from service.core.refusals import NotFound
 from service.core.resources import resources
-from service.storage.eventstore import NewEvent, StoredEvent
+from service.storage.eventstore import StoredEvent
 from service.storage.guard import GUARD_KEY, Guard
-from service.storage.streams import StreamLog, Streams, store
-from service.storage.transactions import remember_when_committed
+from service.storage.streams import StreamLog, Streams
 
 KIND = "tournament"
 LOGS_KEY = "cardledger.tournamentlogs"
@@ -86,29 +84,3 @@ def tournament_logs() -> TournamentLogs:
         guard: Guard = found.setdefault(GUARD_KEY, Guard())
         logs = found.setdefault(LOGS_KEY, TournamentLogs(guard))
     return logs
-
-
-def append(connection: Connection, log: TournamentLog, events: Sequence[Any]) -> TournamentLog:
-    """Append ``events`` after ``log`` (whose row the caller locked) and fold them in. The
-    fold is remembered once the transaction is over (``service.storage.streams.writing``)."""
-    if not events:
-        return log
-    rows = store(connection).append(
-        log.id,
-        log.version,
-        [NewEvent(event_type(e), to_data(e)) for e in events],
-        previous_hash=log.head,
-    )
-    after = _extended(log, rows)
-    remember_when_committed(tournament_logs(), after)
-    return after
-
-
-def start(connection: Connection, tournament_id: str, events: Sequence[Any]) -> TournamentLog:
-    """A new tournament's stream."""
-    rows = store(connection).create(
-        tournament_id, KIND, [NewEvent(event_type(e), to_data(e)) for e in events]
-    )
-    log = fresh(tournament_id, rows)
-    remember_when_committed(tournament_logs(), log)
-    return log

@@ -252,7 +252,7 @@ def test_without_recorded_actors_a_ruling_is_still_the_organisers() -> None:
     assert by["Adjusted"] == "organiser"
 
 
-# --- salted tables (rules/common.md, "Deterministic shuffling", rule 1) -----------------------
+# --- salted tables (docs/rules/common.md, "Deterministic shuffling", rule 1) ---------------------
 
 SALT = "00112233445566778899aabbccddeeff"
 

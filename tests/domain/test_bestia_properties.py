@@ -1,4 +1,4 @@
-"""Property tests of Bestia's rules engine (``rules/bestia.md``, ``rules/common.md``).
+"""Property tests of Bestia's rules engine (``docs/rules/bestia.md``, ``docs/rules/common.md``).
 
 Every example plays a whole match of random *legal* actions through ``decide``/``evolve``
 at a random table (3–8 players, either deck, random options), seeded or recorded: a
@@ -45,7 +45,7 @@ from domain.table import ORGANISER, SeatSpec, Table
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = "CDHS"
-#: Codes the engine documents (api.md's and Bestia's rule codes).
+#: Codes the engine documents (docs/api.md's and Bestia's rule codes).
 DOCUMENTED_CODES = {
     "must_follow_suit", "must_beat", "must_trump", "must_overtrump", "must_undertrump",
     "not_your_turn", "card_not_in_hand", "unknown_card", "wrong_phase", "match_finished",

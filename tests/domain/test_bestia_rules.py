@@ -1,4 +1,4 @@
-"""Bestia, rule by rule (``rules/bestia.md``): given / when / then.
+"""Bestia, rule by rule (``docs/rules/bestia.md``): given / when / then.
 
 Positions come from recorded deals (``bestia_builders.recorded``) through the real
 ``decide``/``evolve``. In the 3-player tables below the dealer is seat 0, so seat 2 (the

@@ -1,4 +1,5 @@
-"""Property tests of The Bottle Imp's rules engine (``rules/bottle-imp.md``, ``rules/common.md``).
+"""Property tests of The Bottle Imp's rules engine (``docs/rules/bottle-imp.md``,
+``docs/rules/common.md``).
 
 Every example plays a whole match of random *legal* actions through ``decide``/``evolve``:
 a seat drawn from ``to_act``, an entry drawn from ``legal_actions``, the events folded into
@@ -44,7 +45,7 @@ from domain.table import SeatSpec, Table
 VARIANTS = [("standard", 3), ("standard", 4), ("lopaka", 2), ("bright-house", 2)]
 LOPAKA = 2  # Lopaka's seat in the lopaka variant
 PILES = ("A", "B")
-#: ``api.md`` names some codes; the rest are the engine's documented rule codes.
+#: ``docs/api.md`` names some codes; the rest are the engine's documented rule codes.
 DOCUMENTED_CODES = {
     "illegal_play", "must_follow_suit", "not_your_turn", "card_not_in_hand", "unknown_card",
     "wrong_phase", "match_finished", "unknown_seat", "lopaka_plays_itself", "unknown_hand",
@@ -174,7 +175,7 @@ def seats_in_trick(state: State, leader: int) -> tuple[int, ...]:
 
 
 def lopaka_card(hand: tuple[int, ...], trick: tuple[int, ...], price: int) -> int:
-    """Lopaka's fixed rules (rules/bottle-imp.md, Variant lopaka, 3)."""
+    """Lopaka's fixed rules (docs/rules/bottle-imp.md, Variant lopaka, 3)."""
     if not trick:
         return max(hand)
     legal = [c for c in hand if SUIT[c] == SUIT[trick[0]]] or list(hand)

@@ -1,4 +1,4 @@
-"""The Bottle Imp, rule by rule (``rules/bottle-imp.md``): given / when / then."""
+"""The Bottle Imp, rule by rule (``docs/rules/bottle-imp.md``): given / when / then."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Matches (``rules/common.md``): stopping conditions and the final ranking."""
+"""Matches (``docs/rules/common.md``): stopping conditions and the final ranking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests of Oh Quay's rules engine (``rules/oh-quay.md``, ``rules/common.md``).
+"""Property tests of Oh Quay's rules engine (``docs/rules/oh-quay.md``, ``docs/rules/common.md``).
 
 Every example plays a whole match of random *legal* actions through ``decide``/``evolve``:
 the seat from ``to_act``, an entry drawn from ``legal_actions``, the events folded into the
@@ -40,7 +40,7 @@ from domain.match import MatchRules
 from domain.shuffle import shuffle
 from domain.table import ORGANISER, SeatSpec, Table
 
-# rules/oh-quay.md, "The deck", written out again so the checks do not trust the engine.
+# docs/rules/oh-quay.md, "The deck", written out again so the checks do not trust the engine.
 SUITS_OF: dict[str, set[str]] = {
     **{f"ace-{s}": {s} for s in ("moons", "suns", "waves", "leaves", "wyrms", "knots")},
     "author": {"moons", "knots"}, "desert": {"suns", "wyrms"}, "origin": {"waves", "leaves"},
@@ -291,7 +291,7 @@ class Knowledge:
 
 
 def may_not_show(state: State, k: Knowledge, viewer: int | None) -> set[str]:
-    """Cards the view of ``viewer`` must not show now (rules/oh-quay.md, Hidden info):
+    """Cards the view of ``viewer`` must not show now (docs/rules/oh-quay.md, Hidden info):
     every quay card but the top of the opponent's quay, the opponent's canal but the cards
     it loaded from its own quay; of the public, every quay and canal card. The cards of the
     launch in progress are public."""

@@ -1,4 +1,4 @@
-"""Oh Quay, rule by rule (``rules/oh-quay.md``): given / when / then."""
+"""Oh Quay, rule by rule (``docs/rules/oh-quay.md``): given / when / then."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The audit-grade shuffle of ``rules/common.md``: reproducible by anyone from the seed."""
+"""The audit-grade shuffle of ``docs/rules/common.md``: reproducible by anyone from the seed."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from hypothesis import strategies as st
 from domain.games.bottle_imp.cards import DECK
 from domain.shuffle import deal_key, deal_seed, is_salt, seed_commitment, shuffle
 
-# The published test vector (rules/common.md).
+# The published test vector (docs/rules/common.md).
 DEMO_1 = [11, 22, 18, 21, 7, 12, 36, 14, 9, 13, 25, 4, 29, 30, 6, 2, 5, 20, 8, 17, 26, 32, 16,
           35, 3, 33, 27, 24, 34, 37, 23, 10, 15, 1, 31, 28]  # fmt: skip
 # Our own second vector, checked against the reference below.
 CLUB_NIGHT_7_3 = [16, 36, 23, 6, 5, 21, 2, 31, 29, 14, 28, 20, 33, 32, 35, 12, 27, 10, 9, 7, 25,
                   4, 15, 34, 1, 22, 37, 3, 24, 8, 13, 30, 11, 17, 18, 26]  # fmt: skip
-# Our published vector of a salted table (rules/common.md, "Deterministic shuffling", rule 1):
+# Our published vector of a salted table (docs/rules/common.md, "Deterministic shuffling", rule 1):
 # salt SALT, seed "club-night-7", deal 1, the Bottle Imp deck.
 SALT = "00112233445566778899aabbccddeeff"
 SALTED_CLUB_NIGHT_7_1 = [21, 29, 32, 7, 3, 8, 9, 6, 13, 14, 30, 10, 4, 2, 20, 15, 16, 27, 26, 28,

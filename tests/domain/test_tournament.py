@@ -196,7 +196,7 @@ def test_a_round_opens_tables_with_their_names_dealer_and_a_derived_seed() -> No
 
 
 def test_a_salted_tournament_derives_its_tables_seeds_from_the_salted_key() -> None:
-    """rules/common.md, "Deterministic shuffling", rule 1: the key is ``"{salt}:{seed}"``;
+    """docs/rules/common.md, "Deterministic shuffling", rule 1: the key is ``"{salt}:{seed}"``;
     a tournament recorded without a salt (above) derives from the seed alone, as before."""
     salt = "00112233445566778899aabbccddeeff"
     state = tournament(*"ABCD", table_size=4, seed="spring", salt=salt)

@@ -216,7 +216,7 @@ def expected_totals(
     client: FlaskClient, table_id: str, seats: list[str], seed: str, deals: int
 ) -> list[int]:
     """The totals the engine alone plays for the table, dealt with the salt the server drew
-    for it (``rules/common.md``), as the organiser's log shows it."""
+    for it (``docs/rules/common.md``), as the organiser's log shows it."""
     log = client.get(f"/tables/{table_id}/events", headers=ORGANISER).json["events"]
     table = Table("bottle-imp", "standard", tuple(SeatSpec(bot=b) for b in seats),
                   MatchRules(None, deals), seed, salt=log[0]["data"]["salt"])  # fmt: skip

@@ -131,7 +131,7 @@ def table_reaching(
 ) -> tuple[Table, Json]:
     """A fresh table of ``kind`` played by random legal actions until the organiser's state
     satisfies ``until``; the table and that state. Every table deals from its own secret
-    salt (``rules/common.md``), so a situation some deals never reach (an Oh Quay raft) is
+    salt (``docs/rules/common.md``), so a situation some deals never reach (an Oh Quay raft) is
     sought over fresh tables rather than pinned to one seed's deal."""
     for _ in range(attempts):
         table = open_table(client, kind)

@@ -6,7 +6,7 @@ step one of the organiser's legal actions; for Bestia the deal is mostly recorde
 often stacked so a seat holds five of a suit (random deals almost never make a mosca);
 now and then the organiser rules. Play is drawn from ``random.Random`` rather than step by
 step from Hypothesis because every table deals from its own secret salt
-(``rules/common.md``): the same draws would meet other cards on a rerun. After every
+(``docs/rules/common.md``): the same draws would meet other cards on a rerun. After every
 action (its events are appended together) every page is fetched for every viewer: the
 public, each seat's token, the organiser's token.
 

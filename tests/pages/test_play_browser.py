@@ -1,4 +1,4 @@
-"""Whole deals played in a real browser by tapping only (``api.md``, Pages): each human
+"""Whole deals played in a real browser by tapping only (``docs/api.md``, Pages): each human
 seat has its own browser context at a phone's size (390x844) that opened its token link
 once; the test reads the page's ``data-action`` and ``data-pick`` elements from the DOM
 and taps one of them at a time, as a player would, while bots hold the other seats. Every

@@ -1,4 +1,4 @@
-"""Pages never show what the viewer may not see (``api.md``, Pages; ``rules/common.md``,
+"""Pages never show what the viewer may not see (``docs/api.md``, Pages; ``docs/rules/common.md``,
 Hidden information): the same views as the API.
 
 What a viewer may not see is worked out from the API, not from the page code: every

@@ -71,7 +71,7 @@ def setups(draw: st.DrawFn) -> Setup:
 
 
 def engine_table(setup: Setup, body: Json, salt: str) -> Table:
-    """The same table in the engine, with the salt the server drew (``rules/common.md``)."""
+    """The same table in the engine, with the salt the server drew (``docs/rules/common.md``)."""
     return Table(
         game="bottle-imp",
         variant=setup.variant,

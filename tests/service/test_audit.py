@@ -1,4 +1,4 @@
-"""Audit (``api.md``, Audit): a club official answers "Who had the 3?", "Was that a revoke?"
+"""Audit (``docs/api.md``, Audit): a club official answers "Who had the 3?", "Was that a revoke?"
 and "Were the cards stacked?" from the record alone.
 
 - Deal history ``GET /tables/{id}/deals/{k}`` (JSON and ``?format=text``) as each viewer may
@@ -266,13 +266,13 @@ def second_client(app: Flask, tmp_path_factory: pytest.TempPathFactory) -> Itera
 # --- the games' deals, written out from the rules texts ---------------------------------------
 
 BOTTLE_IMP_DECK = [c for c in range(1, 38) if c != 19]
-BOTTLE_IMP_SUITS = {  # rules/bottle-imp.md, The deck
+BOTTLE_IMP_SUITS = {  # docs/rules/bottle-imp.md, The deck
     "yellow": (1, 2, 3, 5, 7, 9, 12, 15, 18, 22, 25, 28),
     "blue": (4, 6, 8, 10, 13, 17, 20, 24, 27, 30, 32, 34),
     "red": (11, 14, 16, 21, 23, 26, 29, 31, 33, 35, 36, 37),
 }
 SUIT_OF = {card: suit for suit, cards in BOTTLE_IMP_SUITS.items() for card in cards}
-OH_QUAY_DECK = [  # rules/oh-quay.md, canonical order: rank by rank
+OH_QUAY_DECK = [  # docs/rules/oh-quay.md, canonical order: rank by rank
     *("ace-moons", "ace-suns", "ace-waves", "ace-leaves", "ace-wyrms", "ace-knots"),
     *("author", "desert", "origin", "journey", "painter", "savage"),
     *("mountain", "sailor", "battle", "forest", "discovery", "soldier"),
@@ -369,7 +369,7 @@ def test_the_revealed_seed_matches_its_commitment_and_re_deals_every_recorded_de
     revealed = summary(client, table)
     seed, salt = revealed["seed"], revealed["salt"]
     assert seed == f"fair-{variant}"
-    key = f"{salt}:{seed}"  # rules/common.md, "Deterministic shuffling", rule 1
+    key = f"{salt}:{seed}"  # docs/rules/common.md, "Deterministic shuffling", rule 1
     commitment = hashlib.sha256(key.encode()).hexdigest()
     assert commitment == table.created["seed_commitment"] == revealed["seed_commitment"]
     deals = [e["data"] for e in all_events(client, table, PUBLIC) if e["type"] == "DealStarted"]
@@ -1324,7 +1324,7 @@ def test_the_offline_verify_refuses_a_file_that_is_not_utf8(
     assert "line 1 " in capsys.readouterr().out
 
 
-# --- salted deal keys (rules/common.md, "Deterministic shuffling", rule 1) --------------------
+# --- salted deal keys (docs/rules/common.md, "Deterministic shuffling", rule 1) ------------------
 
 
 def rehashed(lines: list[str], change: Callable[[Json], Json]) -> list[str]:

@@ -1,6 +1,7 @@
 """The command layer runs with no Flask at all: plain arguments in, application errors
-out, follow-ups handed to whoever installed the house (``service.core.resources``). Run in a fresh
-interpreter, so that nothing the test suite imported can hide a dependency on Flask."""
+out, committed changes told to whoever subscribed in the house (``service.core.resources``).
+Run in a fresh interpreter, so that nothing the test suite imported can hide a dependency
+on Flask."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ SCRIPT = textwrap.dedent(
     """
     import sys
     from service.storage import db
-    from service.application import followups
+    from service.application import changes
     from service.core import resources
     from service.application.tables import act, create_table
     from domain.errors import RuleViolation
@@ -29,7 +30,7 @@ SCRIPT = textwrap.dedent(
     database = db.install(house, sys.argv[1])
     db.metadata.create_all(database.engine)
     changed = []
-    followups.register(house, followups.TABLE_CHANGED, changed.append)
+    changes.subscribe(house, changes.TableChanged, changed.append)
     with resources.housed(house):
         created = create_table({
             "game": "bottle-imp", "variant": "standard", "seed": "no-flask",
@@ -49,7 +50,7 @@ SCRIPT = textwrap.dedent(
                 refused.append(f"{type(error).__name__}:{error.code}")
     assert "flask" not in sys.modules and "werkzeug" not in sys.modules, "Flask was imported"
     assert accepted.status == 201 and accepted.body["version"] == 2
-    assert [log.version for log in changed] == [1, 2], changed
+    assert [change.log.version for change in changed] == [1, 2], changed
     print(" ".join(refused))
     """
 )

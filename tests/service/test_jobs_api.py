@@ -35,7 +35,7 @@ def open_table(client: FlaskClient, seats: list[dict[str, str]], **spec: Any) ->
 
 
 def salt_of(client: FlaskClient, table_id: str) -> str:
-    """The salt the server drew for the table (``rules/common.md``), in the organiser's log."""
+    """The salt the server drew for the table (``docs/rules/common.md``), in the organiser's log."""
     events = client.get(f"/tables/{table_id}/events", headers=ORGANISER).json["events"]
     return str(events[0]["data"]["salt"])
 
@@ -92,8 +92,8 @@ def test_two_autoplay_loops_on_one_table_never_both_append(app: Flask) -> None:
     records it, the other finds it recorded (or a newer version) and reloads."""
     spec = {"game": "oh-quay", "seats": [{"bot": "random"}, {"bot": "heuristic"}],
             "seed": "race", "max_deals": 1, "rules": {"max_turns": 40}}  # fmt: skip
-    with app.app_context(), get_database(app).writing() as connection:
-        table_id = create_table(spec, connection).id  # in a caller's transaction: not started
+    with app.app_context():
+        table_id = create_table(spec, autoplay=False).id  # its bots not woken: the loops race
     outcomes: list[dict[str, Any]] = []
 
     def loop() -> None:

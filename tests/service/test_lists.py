@@ -1,4 +1,4 @@
-"""The lists (``api.md``, Lists and seat tokens): ``GET /tables``, ``/tournaments`` and
+"""The lists (``docs/api.md``, Lists and seat tokens): ``GET /tables``, ``/tournaments`` and
 ``/players`` page newest first with an opaque cursor, filter, and show each item as its
 own route does, without a hidden card, seed or salt; and the refusals of bad paging."""
 

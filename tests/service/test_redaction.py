@@ -1,7 +1,7 @@
-"""Hidden information (``rules/common.md``): while a deal is played, no seat and no spectator
+"""Hidden information (``docs/rules/common.md``): while a deal is played, no seat and no spectator
 ever receives a card of another seat's hidden hand, nor the seed or the table's salt (which
-with a guessable seed would deal every hand, ``rules/common.md``): not in ``GET /state``, not in
-``GET /events``, not in the events a ``POST /actions`` returns, not in an error message.
+with a guessable seed would deal every hand, ``docs/rules/common.md``): not in ``GET /state``,
+not in ``GET /events``, not in the events a ``POST /actions`` returns, not in an error message.
 
 What is hidden from a viewer is worked out here from the organiser's view, independently of
 the service's redaction: every card in a hand, a discard, a pass or the devil's trick, minus

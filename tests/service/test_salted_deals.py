@@ -1,6 +1,6 @@
 """Issue 12, finding 1: a guessable seed must not deal everyone's cards.
 
-``rules/common.md``, "Deterministic shuffling", rule 1: the server draws a secret 128-bit salt
+``docs/rules/common.md``, "Deterministic shuffling", rule 1: the server draws a secret 128-bit salt
 per table (and per tournament); deal ``k`` is shuffled from ``"{salt}:{seed}/{k}"`` and
 ``seed_commitment`` is SHA-256 of ``"{salt}:{seed}"``; seed and salt are shown only once the
 match (the tournament) has ended. The attack is played here as a seat would play it, with the
@@ -35,7 +35,7 @@ from tests.service.test_tables_api import (
 )
 from tests.service.tournament_play import created, enter, play_table, seat_round
 
-BOTTLE_IMP_DECK = [c for c in range(1, 38) if c != 19]  # rules/bottle-imp.md, canonical order
+BOTTLE_IMP_DECK = [c for c in range(1, 38) if c != 19]  # docs/rules/bottle-imp.md, canonical order
 SALT = re.compile("[0-9a-f]{32}")
 
 #: What an attacker would try for a club's seed: the club's habits, numbers, dates.

@@ -1,6 +1,6 @@
 """A seat's token issued again (``POST /tables/{id}/seats/{seat}/token``), a round's
 seating (``GET /tournaments/{id}/rounds/{r}``) and the refusal to seat the next round
-while tables still play, naming them (``api.md``, Tournaments; Lists and seat tokens)."""
+while tables still play, naming them (``docs/api.md``, Tournaments; Lists and seat tokens)."""
 
 from __future__ import annotations
 

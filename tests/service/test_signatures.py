@@ -1,4 +1,4 @@
-"""Signed heads (``api.md``, Audit, "Signatures"; issue 12, finding 3).
+"""Signed heads (``docs/api.md``, Audit, "Signatures"; issue 12, finding 3).
 
 A hash chain alone is forged consistently: edit a director's ruling, recompute every hash and
 the header's head, and the file is self-consistent. The server's Ed25519 signature of the head

@@ -143,11 +143,11 @@ def test_the_migration_lists_the_tables_already_waiting(brokerless: Flask, sqlit
 
 
 def test_without_a_broker_there_is_nothing_to_sweep(app: Flask) -> None:
-    """Eager mode: the bots move in the request; a table opened inside a caller's
-    transaction (whose caller then schedules it) is listed, and the sweep leaves it."""
+    """Eager mode: the bots move in the request; a table opened without waking its bots
+    (as a caller that plays them itself opens one) is listed, and the sweep leaves it."""
     spec = {"game": "oh-quay", "seats": [{"bot": "random"}, {"name": "Bo"}], "seed": "eager"}
-    with app.app_context(), get_database(app).writing() as connection:
-        table_id = create_table(spec, connection).id
+    with app.app_context():
+        table_id = create_table(spec, autoplay=False).id
     assert waiting(app) == {table_id}
     with app.app_context():
         assert sweep.resume_bots(idle=0) == []

@@ -1,4 +1,4 @@
-"""The Tables API (``api.md``, Tables): whole matches of every Bottle Imp variant played
+"""The Tables API (``docs/api.md``, Tables): whole matches of every Bottle Imp variant played
 through ``POST /actions`` from the legal actions each seat is offered, then the contract's
 error cases: 400, 401, 403, 404, 409 and 422, idempotency and paging."""
 

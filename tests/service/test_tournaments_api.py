@@ -1,4 +1,4 @@
-"""The Tournaments API (``api.md``, Tournaments): whole tournaments of every registered game
+"""The Tournaments API (``docs/api.md``, Tournaments): whole tournaments of every registered game
 played through the API by random legal actions, standings checked against a reckoning of
 the tables' results; then entries (late, withdrawn, duplicate), byes, bots, the round
 guard, the exports and the errors."""
@@ -140,7 +140,7 @@ def test_the_seed_fixes_the_seating_and_each_tables_deal_seed(client: FlaskClien
         seated = seat_round(client, tournament)
         return [[s["name"] for s in t["seats"]] for t in seated["tables"]]
 
-    # Seating draws from the secret salted key (rules/common.md, "Deterministic shuffling"
+    # Seating draws from the secret salted key (docs/rules/common.md, "Deterministic shuffling"
     # 1), so a guessable seed does not say who will sit where; the domain tests pin that the
     # same seed and salt seat alike.
     assert first_round("same") != first_round("same")
@@ -152,7 +152,7 @@ def test_the_seed_fixes_the_seating_and_each_tables_deal_seed(client: FlaskClien
     # nor does the guessable tournament seed alone give the tables' seeds
     assert summary["seed"] != hashlib.sha256(b"derived/round-1/table-1").hexdigest()
     shown = created(client.post(f"/tournaments/{tournament}/finish", headers=ORGANISER), 200)
-    key = f"{shown['salt']}:{shown['seed']}"  # rules/common.md, "Deterministic shuffling" 1
+    key = f"{shown['salt']}:{shown['seed']}"  # docs/rules/common.md, "Deterministic shuffling" 1
     assert shown["seed"] == "derived"
     assert summary["seed"] == hashlib.sha256(f"{key}/round-1/table-1".encode()).hexdigest()
     assert (

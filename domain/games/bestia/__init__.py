@@ -1,4 +1,4 @@
-"""Bestia, the Spanish Five-Card Loo (game id ``bestia``), as a decider: ``rules/bestia.md``.
+"""Bestia, the Spanish Five-Card Loo (game id ``bestia``), as a decider: ``docs/rules/bestia.md``.
 
 ``initial_state(table)``, ``decide(state, action) -> events``, ``evolve(state, event)``,
 ``legal_actions(state, seat)``, ``view(state, viewer)``; one variant, ``standard``, for
@@ -25,7 +25,7 @@ DEFAULT_VARIANT = "standard"
 
 
 def default_match(players: int) -> MatchRules:
-    """Everybody deals twice: ``max_deals`` = 2 * players, no target (rules/bestia.md)."""
+    """Everybody deals twice: ``max_deals`` = 2 * players, no target (docs/rules/bestia.md)."""
     return MatchRules(target_score=None, max_deals=2 * players)
 
 

@@ -1,4 +1,4 @@
-"""Actions as JSON bodies (``api.md``), the legal actions of a seat, and who is to act.
+"""Actions as JSON bodies (``docs/api.md``), the legal actions of a seat, and who is to act.
 
 ``legal_actions`` returns complete actions, each of which ``decide`` accepts now. Play
 and declare actions are built once and shared, since self-play asks for them millions

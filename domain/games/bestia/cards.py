@@ -1,4 +1,5 @@
-"""Bestia's French deck (``rules/bestia.md``, Players, deck, ranking; ``rules/common.md``).
+"""Bestia's French deck (``docs/rules/bestia.md``, Players, deck, ranking;
+``docs/rules/common.md``).
 
 A card is named in the common notation (``"10H"``, ``"JC"``) in actions, events and
 views; inside the engine it is an integer *id* ``13 * suit + rank`` (suits ``C D H S``,
@@ -81,7 +82,7 @@ def card_id(value: object, deck_mask: int) -> int:
 
 
 class Trumps(NamedTuple):
-    """The rules of play under one trump suit, precomputed (rules/bestia.md, Tricks).
+    """The rules of play under one trump suit, precomputed (docs/rules/bestia.md, Tricks).
 
     ``suit_mask[s]``: the cards that count as suit ``s`` (with the pánfilo on, ``JC``
     belongs to the trump suit, never to clubs); ``suit_of[i]`` likewise per card;

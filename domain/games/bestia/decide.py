@@ -1,5 +1,5 @@
 """``decide(state, action) -> events``: the rules of Bestia, numbered as in
-``rules/bestia.md``. A refused action raises ``RuleViolation`` and changes nothing.
+``docs/rules/bestia.md``. A refused action raises ``RuleViolation`` and changes nothing.
 
 The events returned include those the engine causes (automatic draws inside
 ``CardsExchanged``, ``MoscaWon``, ``TrickCompleted``, ``DealSettled``, ``MatchEnded``),
@@ -105,7 +105,7 @@ def _seeded(s: State, k: int) -> DealStarted:
     t = s.table
     if t.seed is None:
         raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": rules/common.md, shuffling rule 1
+    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
     deck = shuffle(s.rules.deck, seed)
     n = len(t.seats)
     dealt = HAND * n
@@ -217,7 +217,7 @@ def _seeded_draw(s: State, k: int) -> tuple[tuple[str, ...], tuple[str, ...] | N
     # the hands of the players in, less the drawer's discards, are at least 12), so one
     # restock per exchange suffices, and later discards wait for the next one.
     nth = s.restocks + 1
-    # rules/bestia.md rule 4: from the (salted) deal seed, so as secret as the deal itself
+    # docs/rules/bestia.md rule 4: from the (salted) deal seed, so as secret as the deal itself
     seed = f"{s.table.deal_seed(s.deal)}/restock{nth if nth > 1 else ''}"
     restock = tuple(names_of_ids(shuffle(ids_of(s.laid_aside), seed)))
     return stock + restock[: k - len(stock)], restock

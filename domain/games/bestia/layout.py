@@ -1,4 +1,4 @@
-"""Directions at a Bestia table: play and dealing go anticlockwise (``rules/common.md``).
+"""Directions at a Bestia table: play and dealing go anticlockwise (``docs/rules/common.md``).
 
 The next player after seat ``s`` is its right neighbour ``(s - 1) % n``; everything
 (dealing, declaring, exchanging, the first lead, the next dealer) starts at the

@@ -1,4 +1,4 @@
-"""Bestia's actions, events and state (``rules/bestia.md``).
+"""Bestia's actions, events and state (``docs/rules/bestia.md``).
 
 All three are immutable ``NamedTuple``s (see ``domain.events`` for why tuples). Actions
 and events name cards in the common notation (``"10H"``); the state holds card ids and

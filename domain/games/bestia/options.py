@@ -1,4 +1,4 @@
-"""Bestia's table rules: the **Option**s of ``rules/bestia.md``, checked and resolved.
+"""Bestia's table rules: the **Option**s of ``docs/rules/bestia.md``, checked and resolved.
 
 ``table.options`` holds what a club chose; anything left out takes the default of the
 rules text. :class:`Rules` is the resolved form the engine reads on every move.
@@ -87,7 +87,7 @@ def check_variant(table: Table) -> None:
 
 
 def check_options(table: Table) -> None:
-    """Every option must be one of ``rules/bestia.md`` and hold a value it allows."""
+    """Every option must be one of ``docs/rules/bestia.md`` and hold a value it allows."""
     check_variant(table)
     for name, value in table.options.items():
         if name not in VALID:

@@ -15,5 +15,5 @@ def whereabouts(state: State) -> list[str]:
 
 
 def deck_of(state: State) -> list[str]:
-    """The deck the table's options and players imply (``rules/bestia.md``, Cards)."""
+    """The deck the table's options and players imply (``docs/rules/bestia.md``, Cards)."""
     return names_of(state.rules.deck_mask)

@@ -135,7 +135,7 @@ def match_over(s: State) -> bool:
 
 def match_end(table: Table, settled: DealSettled) -> MatchEnded | None:
     """After a settled deal: the match ends by ``max_deals`` or a balance reaching the
-    target (``rules/common.md``); higher balance first, equal balances share a place."""
+    target (``docs/rules/common.md``); higher balance first, equal balances share a place."""
     seats = range(table.players)
     balances = settled.balances
     if not table.match.is_over(balances, settled.deal, seats):

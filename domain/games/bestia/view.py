@@ -1,4 +1,5 @@
-"""What each viewer may see (``rules/common.md``, Hidden information; ``rules/bestia.md``).
+"""What each viewer may see (``docs/rules/common.md``, Hidden information;
+``docs/rules/bestia.md``).
 
 The organiser sees everything. A seat sees its own hand, its own discards and draws,
 and all public information: the muestra (dealt face up), the calls, the stock size,

@@ -1,4 +1,4 @@
-"""The Bottle Imp (game id ``bottle-imp``) as a decider: ``rules/bottle-imp.md``.
+"""The Bottle Imp (game id ``bottle-imp``) as a decider: ``docs/rules/bottle-imp.md``.
 
 ``initial_state(table)``, ``decide(state, action) -> events``, ``evolve(state, event)``,
 ``legal_actions(state, seat)``, ``view(state, viewer)``; variants ``standard`` (3–4
@@ -26,7 +26,7 @@ DEFAULT_VARIANT = "standard"
 
 
 def default_match(players: int) -> MatchRules:
-    """Clubs play to 200 (rules/bottle-imp.md, Match)."""
+    """Clubs play to 200 (docs/rules/bottle-imp.md, Match)."""
     return MatchRules(target_score=200)
 
 

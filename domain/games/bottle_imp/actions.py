@@ -1,4 +1,4 @@
-"""Actions as JSON bodies (``api.md``) and the legal actions of a seat.
+"""Actions as JSON bodies (``docs/api.md``) and the legal actions of a seat.
 
 ``legal_actions`` returns complete actions, each of which ``decide`` accepts now.
 Play actions are built once and shared, since self-play asks for them millions of times.

@@ -14,7 +14,7 @@ START_CARD = 19
 SUITS = ("yellow", "blue", "red")
 YELLOW, BLUE, RED = 0, 1, 2
 
-# rules/bottle-imp.md, "The deck": coins → cards per suit.
+# docs/rules/bottle-imp.md, "The deck": coins → cards per suit.
 _TABLE = {
     1: ((1, 2), (4, 6), (11, 14)),
     2: ((3, 5), (8, 10), (16, 21)),
@@ -85,7 +85,7 @@ def coins(mask: int) -> int:
 
 
 def card(value: object) -> int:
-    """Validate one card in the notation of ``rules/common.md`` (an integer 1–37, not 19)."""
+    """Validate one card in the notation of ``docs/rules/common.md`` (an integer 1–37, not 19)."""
     if type(value) is not int:
         raise RuleViolation(
             "unknown_card", f"{value!r} is not a Bottle Imp card: cards are the numbers 1–37"

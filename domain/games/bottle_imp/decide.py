@@ -1,5 +1,5 @@
 """``decide(state, action) -> events``: the rules of The Bottle Imp, numbered as in
-``rules/bottle-imp.md``. A refused action raises ``RuleViolation`` and changes nothing.
+``docs/rules/bottle-imp.md``. A refused action raises ``RuleViolation`` and changes nothing.
 
 The events returned include those the engine causes (Lopaka's plays,
 ``PassesDelivered``, ``TrickCompleted``, ``DealScored``, ``MatchEnded``), so the
@@ -88,7 +88,7 @@ def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]
     t = s.table
     if t.seed is None:
         raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": rules/common.md, shuffling rule 1
+    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
     deck = shuffle(DECK, seed)
     if t.variant == layout.BRIGHT_HOUSE:
         nd, d = 1 - s.dealer, s.dealer

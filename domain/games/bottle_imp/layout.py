@@ -2,7 +2,7 @@
 
 - ``standard`` (3–4 players): slot = seat; play clockwise, ``(s+1) % n``.
 - ``lopaka``: seats 0 and 1 play, seat 2 is Lopaka, always at the dealer's right, so a
-  trick goes non-dealer → Lopaka → dealer (rules/bottle-imp.md, Variant lopaka).
+  trick goes non-dealer → Lopaka → dealer (docs/rules/bottle-imp.md, Variant lopaka).
 - ``bright-house``: seat ``s`` plays slot ``2s`` (pile A) and ``2s+1`` (pile B); a trick
   goes leader's open, follower's open, leader's hidden, follower's hidden.
 """

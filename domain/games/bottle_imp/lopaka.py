@@ -1,4 +1,4 @@
-"""Lopaka, the passive third player of the two-player variant (rules/bottle-imp.md).
+"""Lopaka, the passive third player of the two-player variant (docs/rules/bottle-imp.md).
 
 Lopaka looks only at its own hand and the cards already in the current trick.
 """

@@ -1,4 +1,4 @@
-"""The Bottle Imp's actions, events and state (``rules/bottle-imp.md``).
+"""The Bottle Imp's actions, events and state (``docs/rules/bottle-imp.md``).
 
 All three are immutable ``NamedTuple``s (see ``domain.events`` for why tuples).
 Per-seat values are tuples indexed by seat; per-*hand* values are indexed by hand

@@ -1,4 +1,4 @@
-"""What each viewer may see (``rules/common.md``, Hidden information).
+"""What each viewer may see (``docs/rules/common.md``, Hidden information).
 
 The organiser sees everything; a seat sees its own hand(s), its own discards and
 passes, and all public information; the public sees cards played, prices, owners,

@@ -1,4 +1,4 @@
-"""Oh Quay (game id ``oh-quay``) as a decider: ``rules/oh-quay.md``.
+"""Oh Quay (game id ``oh-quay``) as a decider: ``docs/rules/oh-quay.md``.
 
 ``initial_state(table)``, ``decide(state, action) -> events``, ``evolve(state, event)``,
 ``legal_actions(state, seat)``, ``view(state, viewer)``, ``action_of(event, state)``
@@ -25,7 +25,7 @@ DEFAULT_VARIANT = layout.STANDARD
 
 
 def default_match(players: int) -> MatchRules:
-    """Two games, so each player starts once (rules/oh-quay.md, Match)."""
+    """Two games, so each player starts once (docs/rules/oh-quay.md, Match)."""
     return MatchRules(target_score=None, max_deals=2)
 
 

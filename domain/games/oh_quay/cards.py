@@ -1,6 +1,6 @@
-"""The basic Decktet (``rules/oh-quay.md``, The deck): 36 cards, six suits, ranks 1–10.
+"""The basic Decktet (``docs/rules/oh-quay.md``, The deck): 36 cards, six suits, ranks 1–10.
 
-A card is its id in the notation of ``rules/common.md`` (``"ace-moons"``, ``"author"`` …)
+A card is its id in the notation of ``docs/rules/common.md`` (``"ace-moons"``, ``"author"`` …)
 everywhere: in actions, events and the state, so the log reads like the table. The rules
 look cards up in precomputed tables keyed by id: ``RANK``, ``SUIT_MASK`` (one bit per
 suit, so "do these cards share a suit?" is an ``&``) and ``BIT`` (one bit per card, for
@@ -16,7 +16,7 @@ from domain.errors import RuleViolation
 SUITS = ("moons", "suns", "waves", "leaves", "wyrms", "knots")
 MOONS, SUNS, WAVES, LEAVES, WYRMS, KNOTS = (1 << i for i in range(6))
 
-# rules/oh-quay.md, "The deck": rank → (card id, suits), in canonical order.
+# docs/rules/oh-quay.md, "The deck": rank → (card id, suits), in canonical order.
 _TABLE: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = (
     (
         1,
@@ -71,7 +71,7 @@ def suits_of(c: str) -> tuple[str, ...]:
 
 
 def card(value: object) -> str:
-    """Validate one card id (``rules/common.md``, Card notation); refuse others by name."""
+    """Validate one card id (``docs/rules/common.md``, Card notation); refuse others by name."""
     if type(value) is str and value in RANK:
         return value
     raise RuleViolation(

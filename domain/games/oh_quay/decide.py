@@ -1,4 +1,4 @@
-"""``decide(state, action) -> events``: the rules of Oh Quay (``rules/oh-quay.md``).
+"""``decide(state, action) -> events``: the rules of Oh Quay (``docs/rules/oh-quay.md``).
 A refused action raises ``RuleViolation`` and changes nothing.
 
 The events returned include those the engine causes (the automatic take of a two-card
@@ -80,7 +80,7 @@ def _deal(s: State, action: Deal) -> list:
     if action.quays is None and action.canals is None:
         if s.table.seed is None:
             raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-        dseed = s.table.deal_seed(k)  # "{salt}:{seed}/{k}": rules/common.md, shuffling rule 1
+        dseed = s.table.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
         quays, canals = layout.seeded_piles(shuffle(DECK, dseed), s.starter)
         return [DealStarted(k, s.starter, quays, canals, dseed)]
     if action.quays is None or action.canals is None:

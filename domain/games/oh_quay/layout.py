@@ -1,7 +1,7 @@
 """Who plays, who starts, and how a shuffled deck becomes quays and canals.
 
 - Two seats, 0 and 1, one variant (``standard``).
-- Table options (``rules/oh-quay.md``): ``max_turns`` (int ≥ 1, default 200; the
+- Table options (``docs/rules/oh-quay.md``): ``max_turns`` (int ≥ 1, default 200; the
   **Decision** that caps a game) and ``first_player`` (0 or 1).
 - The first game's starter is the option ``first_player`` when given, else the table's
   ``first_dealer`` (0 unless the table says otherwise); in later games the loser of the

@@ -1,4 +1,4 @@
-"""Oh Quay's actions, events and state (``rules/oh-quay.md``).
+"""Oh Quay's actions, events and state (``docs/rules/oh-quay.md``).
 
 All three are immutable ``NamedTuple``s (see ``domain.events`` for why tuples). Per-seat
 values are pairs indexed by seat. A quay is a tuple of card ids, top first; a canal a

@@ -1,4 +1,4 @@
-"""What each viewer may see (``rules/oh-quay.md`` and ``rules/common.md``, Hidden
+"""What each viewer may see (``docs/rules/oh-quay.md`` and ``docs/rules/common.md``, Hidden
 information).
 
 - The organiser sees everything.

@@ -1,5 +1,5 @@
 """Audit routes: a deal's history, verification, export and import, and the key that signs
-heads (``api.md``, Audit, Signatures)."""
+heads (``docs/api.md``, Audit, Signatures)."""
 
 from __future__ import annotations
 

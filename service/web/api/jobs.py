@@ -1,4 +1,4 @@
-"""Bots and jobs (``api.md``): autoplay on request, simulations, job status, cancelling.
+"""Bots and jobs (``docs/api.md``): autoplay on request, simulations, job status, cancelling.
 
 The routes only write rows and enqueue tasks; the work runs in a Celery worker (or, in
 eager mode, ``CARDLEDGER_JOBS=eager``, in the request). A broker that cannot take the

@@ -1,4 +1,4 @@
-"""The lists: tables, tournaments and players, newest first (``api.md``, Lists and seat
+"""The lists: tables, tournaments and players, newest first (``docs/api.md``, Lists and seat
 tokens). Public, like the summaries they list; paged with ``?limit=`` and ``?after=``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A tournament round's seating (``api.md``, Tournaments): who sits where, which tables
+"""A tournament round's seating (``docs/api.md``, Tournaments): who sits where, which tables
 are still playing and whom each waits for; public, like the standings."""
 
 from __future__ import annotations

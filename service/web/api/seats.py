@@ -1,4 +1,4 @@
-"""A seat's token, issued again (``api.md``, Lists and seat tokens): the organiser's
+"""A seat's token, issued again (``docs/api.md``, Lists and seat tokens): the organiser's
 answer to a lost phone or a reprinted slip."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tables: open one, act at it, read it (``api.md``, Tables)."""
+"""Tables: open one, act at it, read it (``docs/api.md``, Tables)."""
 
 from __future__ import annotations
 

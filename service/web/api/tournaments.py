@@ -1,4 +1,4 @@
-"""Tournaments: create, enter, withdraw, seat rounds, standings (``api.md``, Tournaments).
+"""Tournaments: create, enter, withdraw, seat rounds, standings (``docs/api.md``, Tournaments).
 
 Writes are the organiser's; reads are public (standings are meant to be published).
 """
@@ -25,7 +25,7 @@ from service.application.tournaments import (
     seat_round,
     withdraw_entry,
 )
-from service.storage.projections import status
+from service.storage.projections.tournaments import status
 from service.storage.tournamentlog import TournamentLog
 from service.web.api.audit import stored_head
 from service.web.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
@@ -48,7 +48,7 @@ blp = Blueprint(
 #: What a CSV or HTML answer is, to the spec.
 TEXT = {"type": "string"}
 
-#: ``?format=csv``: the first five columns are fixed by ``api.md``.
+#: ``?format=csv``: the first five columns are fixed by ``docs/api.md``.
 CSV_HEADER = (
     "rank",
     "player",

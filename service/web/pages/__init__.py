@@ -1,5 +1,5 @@
 """Server-rendered pages on top of the API: the club's home, a table as a viewer sees
-it, and the replay of a deal (``api.md``, Pages).
+it, and the replay of a deal (``docs/api.md``, Pages).
 
 Pages read through the same code as the API (``table_logs``, ``view``, ``deal_history``).
 Who opens a table's page comes from a cookie (``service.web.pages.session``): a link's
@@ -8,7 +8,8 @@ session) and a redirect to the clean address, so no token stays in an address ba
 history or a Referer. The viewer is then the
 organiser, a seat of the table, or the public. No route here has a ``---`` docstring:
 pages are not part of the JSON contract in ``openapi.yaml``; the live table page's own
-JSON endpoints are in ``service.web.pages.play``.
+JSON endpoints are in ``service.web.pages.play``. What differs from game to game is in
+``service.web.pages.games``, checked complete when the app registers these pages.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from service.web.problems import ApiError
 
 blueprint = Blueprint("pages", __name__)
 # the standings page is rendered by its route in ``service/web/api/tournaments.py``
+blueprint.record_once(lambda setup: games.check(setup.app))  # every game's web side, or no app
 
 
 def _load(table_id: str) -> tuple[TableLog, Viewer]:
@@ -110,6 +112,7 @@ def replay_page(table_id: str, deal: int) -> BaseResponse:
         table_id=table_id,
         opened=log.opened,
         game_name=games.name(log.opened.game),
+        deal_word=games.deal_word(log.opened.game),
         deal=deal,
         scored=history["scored"],
         steps=steps,

@@ -1,7 +1,7 @@
 """Card faces for the pages: what a card looks like in each game's own words.
 
-Each game's face function is registered in ``service/web/pages/games.py`` (``face(game,
-card)`` and the deck are looked up there). A face is plain data (text, symbols, CSS
+Each game's face function is in its own module (``service/web/pages/games/<game>.py``;
+``games.face(game, card)`` looks it up). A face is plain data (text, symbols, CSS
 classes, a title) so one Jinja macro draws every game's cards, and the replay page can
 clone the same faces in the browser. Only cards a view has already shown reach this
 module: it never decides what a viewer may see.
@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-
-from domain.games.bottle_imp.cards import COINS, START_CARD, SUIT, SUITS
-from domain.games.oh_quay.cards import RANK, suits_of
 
 Card = int | str
 
@@ -45,60 +42,3 @@ class Face:
     corner: str = ""
     small: str = ""
     pips: tuple[tuple[str, str], ...] = ()
-
-
-# --- The Bottle Imp: the number on its suit's colour, coins as pips --------------------------
-
-_IMP_INITIAL = {"yellow": "Y", "blue": "B", "red": "R"}
-
-
-def bottle_imp(card: Card) -> Face:
-    card = int(card)
-    if card == START_CARD:
-        return Face(card, "19", "card imp start", "19, the start card under the bottle")
-    suit = SUITS[SUIT[card]]
-    coins = COINS[card]
-    return Face(
-        card,
-        str(card),
-        f"card imp imp-{suit}",
-        f"{card} ({suit}, {coins} coin{'s' if coins > 1 else ''})",
-        _IMP_INITIAL[suit],
-        "●" * coins,
-    )
-
-
-# --- Bestia: rank and French suit symbol, red or black; el pánfilo marked --------------------
-
-BESTIA_SUITS = {"C": ("♣", "clubs", "black"), "D": ("♦", "diamonds", "red"),
-                "H": ("♥", "hearts", "red"), "S": ("♠", "spades", "black")}  # fmt: skip
-BESTIA_RANKS = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-
-
-def bestia(card: Card) -> Face:
-    card = str(card)
-    rank, suit = card[:-1], card[-1]
-    symbol, name, colour = BESTIA_SUITS[suit]
-    title = f"{BESTIA_RANKS.get(rank, rank)} of {name}"
-    if card == "JC":
-        title += " (el pánfilo)"
-    small = "★" if card == "JC" else ""
-    return Face(card, rank, f"card french {colour}", title, "", small, (("suit", symbol),))
-
-
-# --- Oh Quay: the Decktet card's name, rank and suit symbols ---------------------------------
-
-#: Symbols every common system font has (no emoji): one per Decktet suit.
-DECKTET_SYMBOLS = {"moons": "☾", "suns": "☀", "waves": "≈", "leaves": "❦", "wyrms": "∿",
-                   "knots": "✣"}  # fmt: skip
-
-
-def oh_quay(card: Card) -> Face:
-    card = str(card)
-    suits = suits_of(card)
-    rank = RANK[card]
-    label = {1: "A", 10: "C"}.get(rank, str(rank))
-    pips = tuple((f"s-{s}", DECKTET_SYMBOLS[s]) for s in suits)
-    name = card.replace("-", " ")
-    title = f"{name} ({rank}; {', '.join(suits)})"
-    return Face(card, "", "card decktet", title, label, name, pips)

@@ -20,7 +20,6 @@ from flask import Response, request
 from domain.errors import RuleViolation
 from domain.games import SPECS
 from domain.table import ORGANISER
-from service.application import followups
 from service.application.listings import list_tables, list_tournaments
 from service.application.records import export_table
 from service.application.seats import reissue_seat_token
@@ -185,7 +184,6 @@ def post_table() -> Response:
         return _table_form(game_id, form, {}, refusal(refused_by_rules), 422)
     if isinstance(made, formkeys.Outcome):
         return go(made.redirect or "/console")
-    followups.after_commit(followups.TABLE_CHANGED, made.log)  # a bot that deals first
     return go(target("console.table", "Table opened.", table_id=made.id))
 
 
@@ -301,7 +299,8 @@ def _deal_page(table_id: str, values: Mapping[str, str], refused: Any, status: i
     names = seat_names(log.opened)
     shown = log.rules.view(log.state, None)
     waiting = shown["status"] == "waiting_for_deal"
-    face = games.face
+    game = log.opened.game
+    sheet = games.sheet(game)
     return render(
         "deal.html",
         status,
@@ -310,16 +309,12 @@ def _deal_page(table_id: str, values: Mapping[str, str], refused: Any, status: i
         game_name=games.name(log.opened.game),
         waiting=waiting,
         deal_number=shown["deal"] + 1,
-        deck=games.sheet(log.opened.game).deck(log) if waiting else [],
-        piles=games.sheet(log.opened.game).piles(log, names) if waiting else [],
-        face=lambda card: face(log.opened.game, _face_card(log.opened.game, card)),
+        deck=sheet.deck(log) if waiting else [],
+        piles=sheet.piles(log, names) if waiting else [],
+        face=lambda card: games.face(game, sheet.card(card)),
         values=values,
         refused=refused,
     )
-
-
-def _face_card(game_id: str, card: str) -> Any:
-    return int(card) if game_id == "bottle-imp" else card
 
 
 @blueprint.get("/tables/<id:table_id>/deal")
@@ -333,8 +328,9 @@ def record_deal(table_id: str) -> Response:
     """The piles read into a ``deal`` action, checked by the actions' schema and the rules;
     the form's key is the action's Idempotency-Key (a second post deals nothing)."""
     log = _load_table(table_id)
-    chosen = games.sheet(log.opened.game).piles(log, seat_names(log.opened))
-    body, _, refused = validated(ACTION_SCHEMA, deal_sheet.body(log, chosen, request.form))
+    sheet = games.sheet(log.opened.game)
+    chosen = sheet.piles(log, seat_names(log.opened))
+    body, _, refused = validated(ACTION_SCHEMA, deal_sheet.body(sheet, chosen, request.form))
     if body is None:
         return _deal_page(table_id, request.form, refused, 422)
     key = formkeys.idempotency_key(formkeys.posted())

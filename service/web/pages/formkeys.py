@@ -35,6 +35,7 @@ from sqlalchemy.exc import IntegrityError
 
 from service.storage.db import get_database
 from service.storage.models import form_keys
+from service.storage.transactions import writing
 from service.web.problems import ApiError
 
 FIELD = "form_key"
@@ -170,7 +171,7 @@ def once(work: Callable[[Connection], tuple[T, Outcome]]) -> T | Outcome:
     key = posted()
     for _ in range(2):
         try:
-            with get_database().writing() as connection:
+            with writing() as connection:  # a command joining it publishes after its commit
                 earlier = _find(connection, key)
                 if isinstance(earlier, Outcome):
                     return earlier

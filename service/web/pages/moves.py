@@ -1,4 +1,4 @@
-"""What a viewer of a table page may do now, as elements to tap (``api.md``, Pages).
+"""What a viewer of a table page may do now, as elements to tap (``docs/api.md``, Pages).
 
 Built from the rules engine's ``legal_actions`` for each seat the viewer acts for (its
 own seat; every seat expected to act for the organiser, a scorer recording a physical
@@ -9,13 +9,18 @@ passes, a Bestia exchange, an Oh Quay load or launch) is a *builder*: rows of va
 picked in order (``data-pick``) until one legal body is complete. A card of the hand that
 may not be played now says why: the engine's own refusal of that play.
 
+Each kind of action is drawn by a *drawer*, the game's own for its kinds (its module in
+``service/web/pages/games/``), the shared ones here for what several games have (a deal,
+a play from the hand). A kind no drawer draws is refused loudly (:class:`Undrawable`),
+never left off the panel.
+
 Only cards the viewer's view already shows reach this module: legal actions of a seat
 name that seat's own cards and public ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,7 +83,27 @@ class SeatMoves:
     groups: list[Group]
 
 
-def _refusal(log: TableLog, body: Body) -> str:
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """What a drawer draws: the legal ``bodies`` of one kind of action of ``seat``, with
+    the table, the viewer's ``view`` of it and the seats' names."""
+
+    log: TableLog
+    view: Mapping[str, Any]
+    seat: int
+    names: Sequence[str]
+    bodies: list[Body]
+
+
+#: How one kind of action is offered: the panel's rows for its legal bodies.
+Drawer = Callable[[Offer], list[Group]]
+
+
+class Undrawable(LookupError):
+    """The engine offers a kind of action the game's pages have no drawer for."""
+
+
+def refusal(log: TableLog, body: Body) -> str:
     """The engine's reason for refusing ``body`` now (empty if it would accept it)."""
     rules = log.rules
     try:
@@ -88,13 +113,14 @@ def _refusal(log: TableLog, body: Body) -> str:
     return ""
 
 
-def _pile_of(held: Any, hand: str | None) -> list[Card]:
+def pile_of(held: Any, hand: str | None) -> list[Card]:
+    """A seat's cards in a view, or one pile of them (Bright House's ``A`` or ``B``)."""
     if isinstance(held, Mapping):
         return list(held.get(hand or "", None) or [])
     return list(held or [])
 
 
-def _by_hand(bodies: Sequence[Body]) -> dict[str | None, list[Body]]:
+def by_hand(bodies: Sequence[Body]) -> dict[str | None, list[Body]]:
     """Bright House acts pile by pile: bodies grouped by their ``hand`` (None elsewhere)."""
     out: dict[str | None, list[Body]] = {}
     for body in bodies:
@@ -102,172 +128,74 @@ def _by_hand(bodies: Sequence[Body]) -> dict[str | None, list[Body]]:
     return out
 
 
-def _of_pile(hand: str | None) -> str:
+def of_pile(hand: str | None) -> str:
     return f" of pile {hand}" if hand else ""
 
 
-def _plays(log: TableLog, view: Mapping[str, Any], seat: int, bodies: list[Body]) -> Group:
+def card_values(cards: Sequence[Card]) -> list[Value]:
+    return [Value(c, card=c) for c in dict.fromkeys(cards)]
+
+
+def buttons(prompt: str, words: Callable[[Body], str]) -> Drawer:
+    """A drawer of one button per legal body, labelled ``words(body)``."""
+
+    def draw(offer: Offer) -> list[Group]:
+        return [Group("buttons", prompt, buttons=[(words(b), b) for b in offer.bodies])]
+
+    return draw
+
+
+#: The deal: one button, the server shuffles.
+deal = buttons("Deal the cards", lambda body: "Deal")
+
+
+def plays(offer: Offer) -> list[Group]:
     """The hand (Bright House: the pile in turn) as cards; the unplayable say why."""
+    seat, bodies = offer.seat, offer.bodies
     hand = bodies[0].get("hand")
     legal = {body["card"]: body for body in bodies}
     row = []
-    for card in _pile_of(view["hands"][seat], hand):
+    for card in pile_of(offer.view["hands"][seat], hand):
         if card in legal:
             row.append(CardMove(card, legal[card]))
         else:
             attempt = {"type": "play", "seat": seat, "card": card}
             if hand:
                 attempt["hand"] = hand
-            row.append(CardMove(card, None, _refusal(log, attempt) or "not playable now"))
+            row.append(CardMove(card, None, refusal(offer.log, attempt) or "not playable now"))
     prompt = f"Play a card{' from pile ' + hand if hand else ''}"
-    return Group("cards", prompt, cards=row)
-
-
-def _card_values(cards: Sequence[Card]) -> list[Value]:
-    return [Value(c, card=c) for c in dict.fromkeys(cards)]
-
-
-def _passes(seat: int, bodies: list[Body], names: Sequence[str], n: int) -> list[Group]:
-    groups = []
-    for hand, some in _by_hand(bodies).items():
-        first = some[0]
-        if "left" in first:
-            left, right = names[(seat + 1) % n], names[(seat - 1) % n]
-            fields = [
-                Field("left", f"Pass left, to {left}", _card_values([b["left"] for b in some])),
-                Field("right", f"Pass right, to {right}", _card_values([b["right"] for b in some])),
-            ]
-            prompt = "Pass one card to each neighbour"
-        else:
-            name = "opponent" if "opponent" in first else "card"
-            other = names[1 - seat]
-            fields = [Field(name, f"Pass to {other}", _card_values([b[name] for b in some]))]
-            prompt = f"Pass one card{_of_pile(hand)} to {other}"
-        key = f"{seat}-pass-{hand or ''}"
-        built = Group("builder", prompt, fields=fields, actions=some, confirm="Pass", key=key)
-        groups.append(built)
-    return groups
-
-
-def _exchange(view: Mapping[str, Any], seat: int, bodies: list[Body]) -> Group:
-    most = max(len(b["discard"]) for b in bodies)
-    hand = list(view["hands"][seat] or [])
-    usable = {c for b in bodies for c in b["discard"]}
-    values = [Value(c, card=c) for c in hand if c in usable]
-    prompt = f"Exchange up to {most} card{'s' if most != 1 else ''}: tap the ones to discard"
-    if not usable:
-        prompt = "Exchange: the drawn cards of a recorded deal are entered by the organiser"
-    return Group(
-        "builder",
-        prompt,
-        fields=[Field("discard", "Discard", values, many=True)],
-        actions=bodies,
-        confirm="Exchange",
-        key=f"{seat}-exchange",
-    )
-
-
-def _position_words(canal: Sequence[Any], position: int) -> str:
-    if position == 0:
-        return "at the front"
-    if position >= len(canal):
-        return "at the back"
-    before = canal[position - 1]
-    return f"after {str(before).replace('-', ' ')}" if before is not None else f"place {position}"
-
-
-def _load(view: Mapping[str, Any], seat: int, bodies: list[Body], names: Sequence[str]) -> Group:
-    canal = list(view["canals"][seat] or [])
-    other = 1 - seat
-    top = view["quays"][other]["top"]
-    sources = []
-    for source in dict.fromkeys(b["from"] for b in bodies):
-        if source == "own":
-            sources.append(Value("own", f"{names[seat]}'s own quay (its top is hidden from you)"))
-        else:
-            seen = f" (top: {str(top).replace('-', ' ')})" if top is not None else ""
-            sources.append(Value("opponent", f"{names[other]}'s quay{seen}"))
-    positions = [
-        Value(p, _position_words(canal, p)) for p in sorted({b["position"] for b in bodies})
-    ]
-    return Group(
-        "builder",
-        "Load cargo: take a quay's top card into your canal",
-        fields=[Field("from", "From", sources), Field("position", "Put it", positions)],
-        actions=bodies,
-        confirm="Load",
-        key=f"{seat}-load",
-    )
-
-
-def _launch(view: Mapping[str, Any], seat: int, bodies: list[Body]) -> Group:
-    canal = list(view["canals"][seat] or [])
-    counts = sorted({b["count"] for b in bodies})
-    words = []
-    for k in counts:
-        front = ", ".join(str(c).replace("-", " ") for c in canal[:k])
-        words.append(Value(k, f"{k} card{'s' if k > 1 else ''}: {front}"))
-    kept = [c for c in canal if any(b.get("keep") == c for b in bodies)]
-    return Group(
-        "builder",
-        "Launch from the front of your canal: a raft of two or more cards lets you keep one",
-        fields=[
-            Field("count", "How many", words),
-            Field("keep", "Keep which card (to your quay's bottom)", _card_values(kept)),
-        ],
-        actions=bodies,
-        confirm="Launch",
-        key=f"{seat}-launch",
-    )
-
-
-BUTTON_WORDS = {
-    "deal": lambda b: "Deal",
-    "declare": lambda b: {"play": "Play this deal", "pass": "Pass (sit out)"}[b["call"]],
-    "choose_open": lambda b: f"Open pile {b['hand']}",
-}
+    return [Group("cards", prompt, cards=row)]
 
 
 def seat_moves(
-    log: TableLog, view: Mapping[str, Any], seat: int, names: Sequence[str]
+    log: TableLog,
+    view: Mapping[str, Any],
+    seat: int,
+    names: Sequence[str],
+    drawers: Mapping[str, Drawer],
 ) -> list[Group]:
-    """The groups of moves ``seat`` may make now (``view`` is the viewer's)."""
+    """The groups of moves ``seat`` may make now (``view`` is the viewer's), each kind
+    drawn by the game's ``drawers``."""
     rules = log.rules
     bodies = [rules.body(a) for a in rules.legal_actions(log.state, seat)]
     kinds: dict[str, list[Body]] = {}
     for body in bodies:
         kinds.setdefault(body["type"], []).append(body)
     groups: list[Group] = []
-    n = len(names)
     for kind, some in kinds.items():
-        if kind in BUTTON_WORDS:
-            buttons = [(BUTTON_WORDS[kind](b), b) for b in some]
-            prompt = {"deal": "Deal the cards", "declare": "Play or pass this deal",
-                      "choose_open": "Choose which pile lies open"}[kind]  # fmt: skip
-            groups.append(Group("buttons", prompt, buttons=buttons))
-        elif kind == "play":
-            groups.append(_plays(log, view, seat, some))
-        elif kind == "discard":
-            for hand, per_hand in _by_hand(some).items():
-                row = [CardMove(b["card"], b) for b in per_hand]
-                prompt = f"Lay one card{_of_pile(hand)} in the devil's trick"
-                groups.append(Group("cards", prompt, cards=row))
-        elif kind == "take":
-            row = [CardMove(b["card"], b) for b in some]
-            groups.append(Group("cards", "Take one card of the raft", cards=row))
-        elif kind == "pass":
-            groups.extend(_passes(seat, some, names, n))
-        elif kind == "exchange":
-            groups.append(_exchange(view, seat, some))
-        elif kind == "load":
-            groups.append(_load(view, seat, some, names))
-        elif kind == "launch":
-            groups.append(_launch(view, seat, some))
+        drawer = drawers.get(kind)
+        if drawer is None:
+            raise Undrawable(f"{log.opened.game}: the pages cannot draw an action {kind!r}")
+        groups.extend(drawer(Offer(log, view, seat, names, some)))
     return groups
 
 
 def moves(
-    log: TableLog, view: Mapping[str, Any], viewer: Viewer, names: Sequence[str]
+    log: TableLog,
+    view: Mapping[str, Any],
+    viewer: Viewer,
+    names: Sequence[str],
+    drawers: Mapping[str, Drawer],
 ) -> list[SeatMoves]:
     """The moves panel: the viewer's own seat, or every seat expected to act for the
     organiser; nothing for the public or while the log is damaged."""
@@ -278,7 +206,7 @@ def moves(
         seats = [viewer]
     out = []
     for seat in seats:
-        groups = seat_moves(log, view, seat, names) if seat in view["to_act"] else []
+        groups = seat_moves(log, view, seat, names, drawers) if seat in view["to_act"] else []
         if groups:
             out.append(SeatMoves(seat, names[seat], groups))
     return out

@@ -2,7 +2,7 @@
 the browser.
 
 Each step is the organiser's view of the state right after that event. That is only
-shown for a deal that is scored (every card of it is public then, ``rules/common.md``)
+shown for a deal that is scored (every card of it is public then, ``docs/rules/common.md``)
 or to the organiser; the page refuses anyone else before building anything. At a
 seat's action the step shows that seat's hand as it was *before* the action, the cards
 the action used marked ``played`` and every card a legal alternative would have used
@@ -11,16 +11,18 @@ marked ``legal``, which is what a dispute is about.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from domain.games import SPECS
 from domain.table import ORGANISER
 from service.storage.tablelog import TableLog
+from service.web.pages import games
 from service.web.pages.cards import Card, cards_in
-from service.web.pages.games import scene
+from service.web.pages.games.pieces import GamePages
 from service.web.pages.scenes import Pile, Scene, Slot, seat_names
+from service.web.pages.step_words import Part, StepWords, shared_words
 
-Part = str | dict[str, Any]
 #: Fields of events and action bodies that hold cards: one, a list, or lists (a mosca's hands).
 CARD_FIELDS = ("card", "left", "right", "opponent", "discarded", "discard", "cards", "keep")
 #: Fields of action bodies that are choices but not cards, summarised in words.
@@ -73,97 +75,17 @@ def alternatives_text(bodies: Sequence[Mapping[str, Any]]) -> str:
     return f"{len(bodies)} legal choices{said}"
 
 
-def describe(entry: Mapping[str, Any], names: Sequence[str]) -> list[Part]:
-    """One event in words, its cards as ``{"c": card}`` parts so they are drawn as cards."""
-    data = entry["data"]
-    kind = entry["type"]
-    who = names[data["seat"]] if isinstance(data.get("seat"), int) else ""
-
-    def cards(values: Any) -> list[Part]:
-        return [{"c": c} for c in cards_in(values)] or ["(hidden)"]
-
-    if kind == "DealStarted":
-        dealer = data.get("dealer", data.get("starter"))
-        verb = "starts" if "starter" in data else "deals"
-        return [f"Deal {data['deal']}: {names[dealer]} {verb}"]
-    if kind == "CardPlayed":
-        pile = f" from pile {data['hand']}" if data.get("hand") else ""
-        return [f"{who} plays{pile} ", *cards([data["card"]])]
-    if kind == "CardDiscarded":
-        return [f"{who} lays in the devil's trick ", *cards([data["card"]])]
-    if kind == "CardsPassed":
-        if "left" in data:
-            return [f"{who} passes left ", *cards([data["left"]]), " and right ",
-                    *cards([data["right"]])]  # fmt: skip
-        return [f"{who} passes ", *cards(_cards(data, ("opponent", "card")))]
-    if kind == "PassesDelivered":
-        return ["The passed cards are delivered"]
-    if kind == "OpenHandChosen":
-        return [f"{who} opens pile {data['hand']}"]
-    if kind == "TrickCompleted":
-        return _trick_words(data, names)
-    if kind == "Declared":
-        return [f"{who} says {data['call']}"]
-    if kind == "CardsExchanged":
-        n = len(data["discarded"])
-        return [f"{who} exchanges {n} card{'' if n == 1 else 's'}", *([": "] if n else []),
-                *(cards(data["discarded"]) if n else [])]  # fmt: skip
-    if kind == "MoscaWon":
-        return _mosca_words(data, names, cards)
-    if kind == "CargoLoaded":
-        source = "own quay" if data["from"] == "own" else "the opponent's quay"
-        return [f"{who} loads ", *cards([data["card"]]),
-                f" from {source} at position {data['position']}"]  # fmt: skip
-    if kind == "RaftLaunched":
-        if len(data["cards"]) == 1:
-            return [f"{who} launches ", *cards(data["cards"]), " alone: back under their quay"]
-        return [f"{who} launches ", *cards(data["cards"]), " and keeps ", *cards([data["kept"]])]
-    if kind == "RaftCardTaken":
-        return [f"{who} takes ", *cards([data["card"]])]
-    if kind == "RaftScored":
-        return [f"{who} scores ", *cards(data["cards"])]
-    if kind in ("DealScored", "DealSettled"):
-        totals = data.get("scores") or data.get("balances") or []
-        label = "scores" if "scores" in data else "balances"
-        shown = ", ".join(f"{names[s]} {v:+d}" for s, v in enumerate(totals))
-        return [f"Deal {data['deal']} {'settled' if kind == 'DealSettled' else 'scored'}: "
-                f"{label} {shown}"]  # fmt: skip
-    if kind == "MatchEnded":
-        return ["The match is over"]
-    if kind == "Adjusted":
-        return [f"Director's ruling: {who} {data['points']:+d} ({data['reason']})"]
-    return [kind]
-
-
-def _mosca_words(
-    data: Mapping[str, Any], names: Sequence[str], cards: Callable[[Any], list[Part]]
+def describe(
+    entry: Mapping[str, Any], names: Sequence[str], words: Mapping[str, StepWords]
 ) -> list[Part]:
-    """``Mosca: Bo with 10S JS QS KS AS takes the pot``; equal moscas share it."""
-    words: list[Part] = ["Mosca: "]
-    for i, (seat, hand) in enumerate(zip(data["seats"], data["cards"], strict=True)):
-        words += [f"{' and ' if i else ''}{names[seat]} with ", *cards(hand)]
-    words.append(" takes the pot" if len(data["seats"]) == 1 else " share the pot")
-    return words
+    """One event in words, its cards as ``{"c": card}`` parts so they are drawn as cards;
+    ``words`` by event type (a game's own, then those every game shares)."""
+    said = words.get(entry["type"])
+    return said(entry["data"], names) if said is not None else [entry["type"]]
 
 
-def _trick_words(data: Mapping[str, Any], names: Sequence[str]) -> list[Part]:
-    words = f"Trick {data['trick']}: {names[data['winner']]} wins"
-    if "price" in data and data.get("owner") == data["winner"] and data["price"] in data["cards"]:
-        words += f" and buys the bottle at {data['price']}"
-    return [words]
-
-
-def _winning_card(data: Mapping[str, Any]) -> Any:
-    """The card that took the trick: the winner's only card, else (Bright House) the new
-    price if it was bought, else the winner's highest (rule 4)."""
-    mine = [c for s, c in zip(data["seats"], data["cards"], strict=True) if s == data["winner"]]
-    if len(mine) == 1:
-        return mine[0]
-    return data["price"] if data.get("price") in mine else max(mine)
-
-
-def _completed_trick(data: Mapping[str, Any], names: Sequence[str]) -> Pile:
-    winner = _winning_card(data)
+def _completed_trick(data: Mapping[str, Any], names: Sequence[str], game: GamePages) -> Pile:
+    winner = game.winning_card(data)
     slots = [
         Slot(c, names[s], "winner" if c == winner else "")
         for s, c in zip(data["seats"], data["cards"], strict=True)
@@ -174,6 +96,8 @@ def _completed_trick(data: Mapping[str, Any], names: Sequence[str]) -> Pile:
 def steps(log: TableLog, history: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every step of the deal in ``history`` (``domain.audit.deal_history``), JSON-ready."""
     rules = log.rules
+    game = games.pages_of(log.opened.game)
+    words = {**shared_words(SPECS[log.opened.game]), **game.step_words}
     names = seat_names(log.opened)
     entries = history["events"]
     state = log.state_at(entries[0]["version"] - 1)
@@ -183,14 +107,14 @@ def steps(log: TableLog, history: Mapping[str, Any]) -> list[dict[str, Any]]:
         version = entry["version"]
         state = rules.evolve(state, log.events[version - 1])
         after = rules.view(state, ORGANISER)
-        shown = _step_scene(entry, before, after, names)
+        shown = _step_scene(entry, before, after, names, game)
         legal = entry.get("legal")
         out.append(
             {
                 "v": version,
                 "type": entry["type"],
                 "by": entry["by"],
-                "text": describe(entry, names),
+                "text": describe(entry, names, words),
                 "alts": alternatives_text(legal) if legal is not None else "",
                 "scene": shown.json(),
             }
@@ -204,11 +128,12 @@ def _step_scene(
     before: Mapping[str, Any],
     after: Mapping[str, Any],
     names: Sequence[str],
+    game: GamePages,
 ) -> Scene:
-    shown = scene(after, names)
+    shown = game.scene(after, names)
     data = entry["data"]
     if entry["type"] == "TrickCompleted":
-        shown.centre = [_completed_trick(data, names), *shown.centre[1:]]
+        shown.centre = [_completed_trick(data, names, game), *shown.centre[1:]]
         return shown
     used = _cards(data)
     seat = entry["seat"]
@@ -216,10 +141,11 @@ def _step_scene(
     if isinstance(seat, int) and legal is not None:
         hand = _hand(before, seat)
         if set(used) & set(hand):  # the action took cards from the hand: show it as it was
-            earlier = iter([p for p in scene(before, names).seats[seat].piles if "hand" in p.kind])
+            earlier = [p for p in game.scene(before, names).seats[seat].piles if "hand" in p.kind]
+            then = iter(earlier)
             panel = shown.seats[seat]
-            panel.piles = [next(earlier, p) if "hand" in p.kind else p for p in panel.piles]
+            panel.piles = [next(then, p) if "hand" in p.kind else p for p in panel.piles]
         shown.mark(_alternative_cards(legal, hand), "legal", seat, hands_only=True)
-    mark = "winner" if entry["type"] == "MoscaWon" else "played"
+    mark = game.step_marks.get(entry["type"], "played")
     shown.mark(used, mark, seat if isinstance(seat, int) else None)
     return shown

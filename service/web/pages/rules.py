@@ -1,10 +1,12 @@
 """The rules of each game, in the product: ``/rules`` and ``/rules/<game>``.
 
-The rules text is the project's own (templates ``pages/rules/<game>.html``); what the
-engine accepts is taken from the registry, so a page cannot drift from the service on
-the facts a club types into a table's ``rules``: each option's name and what it takes
-come from the game's ``GameSpec.options``, variants and seat counts from the spec, the
-defaults from the game's own modules, the cards from its deck drawn by the pages' faces.
+The rules text is the project's own (each game's ``rules`` template, named by its web
+side in ``service/web/pages/games/``, and what each option does, its ``option_words``);
+what the engine accepts is taken from the registry, so a page cannot drift from the
+service on the facts a club types into a table's ``rules``: each option's name and what
+it takes come from the game's ``GameSpec.options``, variants and seat counts from the
+spec, the defaults from the game's own modules, the cards from its deck drawn by the
+pages' faces.
 Other pages link here through :func:`rules_url` (also a template global).
 """
 
@@ -15,25 +17,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, render_template
+from markupsafe import Markup
 
 from domain.games import SPECS, bestia, bottle_imp, oh_quay
 from domain.games.bestia import options as bestia_options
-from domain.games.bestia.cards import deck as bestia_deck
-from domain.games.bottle_imp.cards import COINS, START_CARD, SUIT, SUITS
 from domain.games.oh_quay import layout as oh_quay_layout
 from domain.games.registry import GameSpec
-from domain.table import Table
 from service.web.pages import games
 from service.web.pages.answers import answer_errors_with_pages, html
+from service.web.pages.games.pieces import COMMON_OPTIONS
 from service.web.problems import ApiError
 
 blueprint = Blueprint("rules", __name__)
-
-#: What every game takes in ``rules`` besides its own options (``service.application.tables``
-#: reads it before the game sees the rest): name -> (what it takes, its default).
-COMMON_OPTIONS: dict[str, tuple[str, Any]] = {
-    "first_dealer": ("a seat number of the table", Table("", "", ()).first_dealer),
-}
 
 #: Each option's default as the engine applies it, where it is a plain value.
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -60,6 +55,7 @@ class Option:
     name: str
     takes: str
     default: Any  # a JSON value, or None when the default is not a plain value
+    meaning: Markup
     common: bool = False
 
     @property
@@ -68,31 +64,17 @@ class Option:
 
 
 def options_of(spec: GameSpec) -> dict[str, Option]:
-    """Every name a table of this game accepts in ``rules``: the common ones first."""
+    """Every name a table of this game accepts in ``rules``, the common ones first, with
+    what each does in the words of the game's web side."""
     defaults = DEFAULTS.get(spec.id, {})
+    words = games.pages_of(spec.id).option_words
     found = {
-        name: Option(name, takes, default, common=True)
+        name: Option(name, takes, default, words[name], common=True)
         for name, (takes, default) in COMMON_OPTIONS.items()
     }
     for name, takes in spec.options.items():
-        found[name] = Option(name, takes, defaults.get(name))
+        found[name] = Option(name, takes, defaults.get(name), words[name])
     return found
-
-
-def _extra(game: str) -> dict[str, Any]:
-    """What one game's page shows beyond its spec."""
-    if game == bottle_imp.SPEC.id:
-        by_coins: dict[int, list[list[int]]] = {}
-        for card in bottle_imp.SPEC.deck:
-            if card == START_CARD:
-                continue
-            row = by_coins.setdefault(COINS[card], [[] for _ in SUITS])
-            row[SUIT[card]].append(card)
-        return {"suits": SUITS, "by_coins": sorted(by_coins.items())}
-    if game == bestia.SPEC.id:
-        players = range(bestia_options.MIN_PLAYERS, bestia_options.MAX_PLAYERS + 1)
-        return {"short_deck": [(n, len(bestia_deck(n, "short"))) for n in players]}
-    return {}
 
 
 @blueprint.get("/rules")
@@ -109,14 +91,15 @@ def game_rules(game: str) -> Response:
     if spec is None:
         known = ", ".join(SPECS)
         raise ApiError(404, "not_found", f"there are no rules for {game!r}; games are {known}")
+    page_of = games.pages_of(game).rules
     page = render_template(
-        f"pages/rules/{game}.html",
+        page_of.template,
         spec=spec,
         options=options_of(spec),
         match=spec.rules.default_match,
         deck=spec.deck,
         face=lambda card: games.face(game, card),
-        **_extra(game),
+        **page_of.extra(),
     )
     return html(page)
 

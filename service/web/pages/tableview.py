@@ -51,16 +51,6 @@ def deals(log: TableLog) -> list[tuple[int, bool]]:
     return sorted(found.items())
 
 
-def _winning_card(trick: Any) -> Any:
-    """The card that won a completed trick. A Bright House seat plays two cards to a
-    trick, so the winner's seat does not say which: in The Bottle Imp it is the card that
-    bought the bottle (the new price) or else the highest card (rule 4)."""
-    price = getattr(trick, "price", None)
-    if price is not None:
-        return price if price in trick.cards else max(trick.cards)
-    return trick.cards[trick.seats.index(trick.winner)]
-
-
 def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
     """The last completed trick of the current deal, as a pile with its winner marked.
 
@@ -71,7 +61,7 @@ def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
         if kind == "DealStarted":
             return None
         if kind == "TrickCompleted":
-            won = _winning_card(event)
+            won = games.pages_of(log.opened.game).winning_card(event._asdict())
             slots = [
                 Slot(card, names[seat], "winner" if card == won else "")
                 for seat, card in zip(event.seats, event.cards, strict=True)
@@ -122,7 +112,8 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     if last is not None:
         drawn.centre.append(last)
     table_id = log.id
-    offered = moves(log, shown, viewer, names)
+    game = games.pages_of(log.opened.game)
+    offered = moves(log, shown, viewer, names, game.drawers)
     live = {
         "version": log.version,
         "finished": shown["status"] == "finished",
@@ -135,6 +126,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         "table_id": table_id,
         "opened": log.opened,
         "game_name": games.name(log.opened.game),
+        "deal_word": game.deal_word,
         "view": shown,
         "version": log.version,
         "names": names,

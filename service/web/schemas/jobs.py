@@ -1,4 +1,4 @@
-"""Request and response shapes of the jobs routes (``api.md``, Bots and jobs)."""
+"""Request and response shapes of the jobs routes (``docs/api.md``, Bots and jobs)."""
 
 from __future__ import annotations
 

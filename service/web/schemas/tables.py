@@ -1,4 +1,4 @@
-"""Request and response shapes of the tables routes (``api.md``, Tables)."""
+"""Request and response shapes of the tables routes (``docs/api.md``, Tables)."""
 
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ class TableCreatedSchema(Schema):
 
 
 class CardField(fields.Raw):
-    """A card in the game's notation (``rules/common.md``): an integer or a string."""
+    """A card in the game's notation (``docs/rules/common.md``): an integer or a string."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("metadata", {"oneOf": [{"type": "integer"}, {"type": "string"}]})
@@ -211,7 +211,7 @@ class CardField(fields.Raw):
 
 
 class ActionSchema(Schema):
-    """``POST /tables/{id}/actions``: one action; its shape per game is in ``api.md``.
+    """``POST /tables/{id}/actions``: one action; its shape per game is in ``docs/api.md``.
 
     Types are checked here; cards and the game's rules are checked by the engine.
     """

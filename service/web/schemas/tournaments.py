@@ -1,4 +1,4 @@
-"""Request and response shapes of the tournament, player and rating routes (``api.md``,
+"""Request and response shapes of the tournament, player and rating routes (``docs/api.md``,
 Tournaments). The domain checks what a schema cannot: table sizes per game, rules."""
 
 from __future__ import annotations

@@ -1,0 +1,68 @@
+"""A replay step in words: text with its cards as ``{"c": card}`` parts, so the page draws
+them as cards (``pages/_cards.html``, ``parts``). Each game words its own events in its
+module (``service/web/pages/games/<game>.py``); ``service.web.pages.replay`` words those
+every game shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from domain.events import MatchEnded
+from domain.games.registry import GameSpec
+from domain.rulings import Adjusted
+from service.web.pages.cards import cards_in
+
+Part = str | dict[str, Any]
+Names = Sequence[str]
+#: An event's words, from its data and the seats' names.
+StepWords = Callable[[Mapping[str, Any], Names], list[Part]]
+
+
+def card_parts(values: Any) -> list[Part]:
+    """The cards in ``values`` (any shape ``cards_in`` reads) as parts; hidden: said so."""
+    return [{"c": c} for c in cards_in(values)] or ["(hidden)"]
+
+
+def who(data: Mapping[str, Any], names: Names) -> str:
+    """The name of the event's seat (empty when it has none)."""
+    seat = data.get("seat")
+    return names[seat] if isinstance(seat, int) else ""
+
+
+# --- the events every game has ---------------------------------------------------------------
+
+
+def _deal_started(data: Mapping[str, Any], names: Names) -> list[Part]:
+    return [f"Deal {data['deal']}: {names[data['dealer']]} deals"]
+
+
+def _trick_won(data: Mapping[str, Any], names: Names) -> list[Part]:
+    return [f"Trick {data['trick']}: {names[data['winner']]} wins"]
+
+
+def _deal_scored(data: Mapping[str, Any], names: Names) -> list[Part]:
+    """A deal's scores (Bestia: the balances after its settlement)."""
+    settled = "balances" in data
+    totals = data["balances"] if settled else data["scores"]
+    shown = ", ".join(f"{names[s]} {v:+d}" for s, v in enumerate(totals))
+    verb, label = ("settled", "balances") if settled else ("scored", "scores")
+    return [f"Deal {data['deal']} {verb}: {label} {shown}"]
+
+
+def _ruling(data: Mapping[str, Any], names: Names) -> list[Part]:
+    return [f"Director's ruling: {who(data, names)} {data['points']:+d} ({data['reason']})"]
+
+
+def shared_words(spec: GameSpec) -> dict[str, StepWords]:
+    """The words of the events every game has, by the names ``spec`` gives them: a deal
+    begun and scored, a trick won, the match over, a director's ruling. A game's own
+    words (``GamePages.step_words``) come first."""
+    return {
+        "DealStarted": _deal_started,
+        "TrickCompleted": _trick_won,
+        "DealScored": _deal_scored,
+        "DealSettled": _deal_scored,
+        MatchEnded.__name__: lambda data, names: ["The match is over"],
+        Adjusted.__name__: _ruling,
+    }
