@@ -1,11 +1,22 @@
-"""HTTP load: accepted actions per second through gunicorn on SQLite, 8 concurrent clients.
+"""HTTP load: accepted actions per second through ``make run``'s server, 8 concurrent clients,
+beside the same stack's ceiling and the wave-one code, in one run.
 
-Starts ``make run``'s server (gunicorn, 2 workers of 4 threads) on a fresh SQLite file
-and a free loopback port; each client plays its own tables as the organiser, choosing
-legal actions with a local copy of the engine (so it only POSTs), for a fixed time.
-Reports accepted actions/s and latency percentiles; the last line is JSON.
+Each mode starts a server on a fresh database and a free loopback port, and each client plays
+its own tables as the organiser, choosing legal actions with a local copy of the engine (so it
+only POSTs), for a fixed time:
 
-``python bench/api_load.py [--quick] [--clients 8] [--seconds 10]``
+- ``noop``: the ceiling: the same gunicorn (2 workers of 4 threads, ``make run``'s config)
+  serving Card Ledger's app with one route that does nothing (``bench/_noop.py``);
+- ``sqlite``: ``cardledger serve`` as ``make run`` starts it (gunicorn, the jobs' workers and
+  beat), on a SQLite file;
+- ``postgresql``: the same on a fresh database of the local PostgreSQL;
+- ``old``: the wave-one code (``--old``, commit 97b09c3) checked out beside, on SQLite, served
+  as its own ``make run`` served it.
+
+Reports accepted actions/s and latency percentiles per mode, each against the ceiling; the
+last line is JSON.
+
+``python bench/api_load.py [--quick] [--clients 8] [--seconds 15] [--modes noop,sqlite,...]``
 """
 
 from __future__ import annotations
@@ -22,6 +33,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,25 +55,102 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(port: int, database_url: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": database_url, "CARDLEDGER_ADMIN_TOKEN": TOKEN}
-    env.pop("REDIS_URL", None)
-    bin_dir = Path(sys.executable).parent
-    subprocess.run([bin_dir / "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)  # fmt: skip
-    server = subprocess.Popen(
-        [bin_dir / "gunicorn", "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
-         "--workers", "2", "--threads", "4", "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    for _ in range(100):
+POSTGRES = os.environ.get(
+    "CARDLEDGER_BENCH_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432"
+)
+OLD = "97b09c3"
+
+
+def wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
+    for _ in range(300):
+        if server.poll() is not None:
+            raise SystemExit(f"the server stopped (exit {server.returncode})")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return server
+                return
         except OSError:
             time.sleep(0.1)
-    server.kill()
     raise SystemExit("the server did not start")
+
+
+def environment(database_url: str) -> dict[str, str]:
+    env = {**os.environ, "DATABASE_URL": database_url, "CARDLEDGER_ADMIN_TOKEN": TOKEN}
+    env.pop("REDIS_URL", None)
+    return env
+
+
+def gunicorn(app: str, port: int) -> list[str]:
+    """``make run``'s gunicorn command line, for another app."""
+    return [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
+            "--workers", "2", "--threads", "4",
+            "--config", "python:service.running.gunicorn_conf"]  # fmt: skip
+
+
+@contextmanager
+def database(mode: str, tmp: str) -> Iterator[str]:
+    """A fresh database for one mode: a SQLite file, or a PostgreSQL database dropped after."""
+    if mode != "postgresql":
+        yield f"sqlite:///{tmp}/{mode}.db"
+        return
+    from sqlalchemy import create_engine, text
+
+    name = f"cardledger_bench_{os.getpid()}"
+    admin = create_engine(f"{POSTGRES}/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"{POSTGRES}/{name}"
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def server(mode: str, port: int, tmp: str, old: str) -> Iterator[None]:
+    """The server of one mode, serving on ``port`` until the block ends."""
+    with database(mode, tmp) as url:
+        env, cwd = environment(url), ROOT
+        python = sys.executable
+        if mode == "old":
+            cwd, python = old_code(old)
+            command = [python, "-m", "gunicorn", "service.app:create_app()",
+                       "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4",
+                       "--access-logfile", "-"]  # fmt: skip
+        elif mode == "noop":
+            command = gunicorn("bench._noop:create()", port)
+        else:
+            cardledger = Path(sys.executable).parent / "cardledger"
+            command = [str(cardledger), "serve", "--port", str(port)]
+        subprocess.run([python, "-m", "alembic", "upgrade", "head"], cwd=cwd, env=env,
+                       check=True, capture_output=True)  # fmt: skip
+        quiet = None if os.environ.get("BENCH_VERBOSE") else subprocess.DEVNULL
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=quiet, stderr=quiet,
+                                   start_new_session=True)  # fmt: skip
+        try:
+            wait_for(port, process)
+            yield
+        finally:
+            os.killpg(process.pid, 15)
+            process.wait(30)
+
+
+def old_code(commit: str) -> tuple[Path, str]:
+    """The old code checked out under ``var/bench/`` with a virtualenv of its own
+    dependencies (made once, kept for later runs): its folder and its python."""
+    home = ROOT / "var" / "bench" / f"old-{commit}"
+    source, venv = home / "src", home / "venv"
+    python = venv / "bin" / "python"
+    if not (home / ".ready").exists():
+        if not source.exists():
+            subprocess.run(["git", "worktree", "add", "--detach", "-q", str(source), commit],
+                           cwd=ROOT, check=True)  # fmt: skip
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(source)],
+                       check=True)  # fmt: skip
+        (home / ".ready").touch()
+    return source, str(python)
 
 
 class Client:
@@ -79,6 +169,17 @@ class Client:
         response = self.conn.getresponse()
         return response.status, json.loads(response.read())
 
+    def warm_up(self) -> None:
+        """Wait for the server to answer (its workers may still be booting)."""
+        for _ in range(100):
+            try:
+                if self.call("GET", "/health", None)[0] == 200:
+                    return
+            except (OSError, http.client.HTTPException):
+                self.conn.close()
+            time.sleep(0.1)
+        raise SystemExit("the server does not answer /health")
+
     def new_table(self) -> tuple[str, Any]:
         seed = str(self.rng.random())
         status, created = self.call("POST", "/tables", {
@@ -90,22 +191,60 @@ class Client:
         table = Table("bottle-imp", "standard", seats, MatchRules(None, 3), seed)
         return created["id"], g.initial_state(table)
 
-    def run(self, until: float) -> None:
-        table_id, state = self.new_table()
+    def run(self, until: float, noop: bool) -> None:
+        table_id, state = ("", None) if noop else self.new_table()
         while time.perf_counter() < until:
-            if state.phase == "finished":
-                table_id, state = self.new_table()
-            acting = g.to_act(state)
-            action = self.rng.choice(g.legal_actions(state, self.rng.choice(acting)))
+            if noop:
+                path, body = "/bench/noop", {"type": "play", "card": 1}
+            else:
+                if state.phase == "finished":
+                    table_id, state = self.new_table()
+                acting = g.to_act(state)
+                action = self.rng.choice(g.legal_actions(state, self.rng.choice(acting)))
+                path, body = f"/tables/{table_id}/actions", g.body(action)
             start = time.perf_counter()
-            status, body = self.call("POST", f"/tables/{table_id}/actions", g.body(action))
+            status, answer = self.call("POST", path, body)
             self.latencies.append(time.perf_counter() - start)
             if status != 201:
                 self.refused += 1
                 continue
             self.accepted += 1
-            for e in body["events"]:
+            for e in answer["events"]:
                 state = g.evolve(state, event_from_json("bottle-imp", e["type"], e["data"]))
+
+
+def measure(mode: str, clients: int, seconds: float, old: str) -> dict[str, Any]:
+    """Accepted actions/s and latencies of ``clients`` clients against one mode's server."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp, server(mode, port, tmp, old):
+        players = [Client(port, i) for i in range(clients)]
+        for player in players:  # one warm-up request each: every worker has loaded the app
+            player.warm_up()
+        until = time.perf_counter() + seconds
+        threads = [threading.Thread(target=c.run, args=(until, mode == "noop")) for c in players]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - start
+    latencies = sorted(x for c in players for x in c.latencies)
+    accepted = sum(c.accepted for c in players)
+    return {
+        "mode": mode,
+        "accepted_per_s": round(accepted / elapsed),
+        "refused": sum(c.refused for c in players),
+        "p50_ms": round(statistics.median(latencies) * 1000, 2),
+        "p99_ms": round(latencies[int(len(latencies) * 0.99) - 1] * 1000, 2),
+    }
+
+
+WORDS = {
+    "noop": "ceiling (a no-op route, same stack)",
+    "sqlite": "recorded play, SQLite (make run)",
+    "postgresql": "recorded play, PostgreSQL",
+    "old": "recorded play, SQLite, wave-one code",
+}
 
 
 def main() -> None:
@@ -113,36 +252,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--modes", default="noop,sqlite,postgresql,old")
+    parser.add_argument("--old", default=OLD, help="the commit of the old code (mode old)")
     args = parser.parse_args()
     seconds = args.seconds or (4.0 if args.quick else 15.0)
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(port, f"sqlite:///{tmp}/load.db")
-        try:
-            clients = [Client(port, i) for i in range(args.clients)]
-            until = time.perf_counter() + seconds
-            threads = [threading.Thread(target=c.run, args=(until,)) for c in clients]
-            start = time.perf_counter()
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            elapsed = time.perf_counter() - start
-        finally:
-            server.terminate()
-            server.wait(10)
-    latencies = sorted(x for c in clients for x in c.latencies)
-    accepted = sum(c.accepted for c in clients)
-    refused = sum(c.refused for c in clients)
-    p50 = statistics.median(latencies) * 1000
-    p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
-    rate = accepted / elapsed
-    print(f"{args.clients} clients, {elapsed:.1f} s: {rate:,.0f} accepted actions/s "
-          f"({refused} refused), latency p50 {p50:.1f} ms, p99 {p99:.1f} ms")  # fmt: skip
-    print(json.dumps({
-        "clients": args.clients, "accepted_per_s": round(rate), "refused": refused,
-        "p50_ms": round(p50, 2), "p99_ms": round(p99, 2),
-    }))  # fmt: skip
+    results = [measure(m, args.clients, seconds, args.old) for m in args.modes.split(",")]
+    ceiling = next((r["accepted_per_s"] for r in results if r["mode"] == "noop"), None)
+    print(f"{args.clients} clients, {seconds:.0f} s each:")
+    for r in results:
+        share = f", {r['accepted_per_s'] / ceiling:.0%} of the ceiling" if ceiling else ""
+        print(f"  {WORDS[r['mode']]:<42} {r['accepted_per_s']:>6,}/s ({r['refused']} refused)"
+              f"{share}, latency p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms")  # fmt: skip
+    print(json.dumps({"clients": args.clients, "seconds": seconds, "results": results}))
 
 
 if __name__ == "__main__":
