@@ -22,6 +22,7 @@ from domain.table import SeatSpec, Table
 from domain.tournament import pairing
 from domain.tournament.events import (
     EntryAdded,
+    EntryReturned,
     EntryWithdrawn,
     RoundSeated,
     TableFinished,
@@ -40,6 +41,12 @@ class AddEntry(NamedTuple):
 
 
 class WithdrawEntry(NamedTuple):
+    entry: int
+
+
+class ReturnEntry(NamedTuple):
+    """Undo a withdrawal: the entry is seated again from the next round."""
+
     entry: int
 
 
@@ -179,6 +186,14 @@ def decide(state: Tournament, command: Any) -> list[Any]:
         if entry.withdrawn:
             raise RuleViolation("entry_withdrawn", f"entry {entry.entry} has already withdrawn")
         return [EntryWithdrawn(entry.entry)]
+    if type(command) is ReturnEntry:
+        entry = state.entries.get(command.entry)
+        if entry is None:
+            raise RuleViolation("unknown_entry", f"there is no entry {command.entry}")
+        _open(state)
+        if not entry.withdrawn:
+            raise RuleViolation("entry_not_withdrawn", f"{entry.name} has not withdrawn")
+        return [EntryReturned(entry.entry)]
     if type(command) is FinishTable:
         return _finish_table(state, command)
     if type(command) is FinishTournament:

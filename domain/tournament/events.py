@@ -52,6 +52,12 @@ class EntryWithdrawn(NamedTuple):
     entry: int
 
 
+class EntryReturned(NamedTuple):
+    """A withdrawn entry came back (a withdrawal undone): seated again from the next round."""
+
+    entry: int
+
+
 class RoundSeated(NamedTuple):
     """A round's tables were opened. ``tables``: ``{"table", "seats", "first_dealer"}``
     with one entry number per seat (``None``: a bot); ``byes``: entries sitting out."""
@@ -82,6 +88,7 @@ EVENT_TYPES: Mapping[str, type] = {
         TournamentCreated,
         EntryAdded,
         EntryWithdrawn,
+        EntryReturned,
         RoundSeated,
         TableFinished,
         TournamentFinished,

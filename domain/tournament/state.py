@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.tournament.events import (
     EntryAdded,
+    EntryReturned,
     EntryWithdrawn,
     RoundSeated,
     TableFinished,
@@ -105,6 +106,11 @@ def _entry_withdrawn(s: Tournament, e: EntryWithdrawn) -> Tournament:
     return replace(s, entries={**s.entries, e.entry: entry})
 
 
+def _entry_returned(s: Tournament, e: EntryReturned) -> Tournament:
+    entry = replace(s.entries[e.entry], withdrawn=False)
+    return replace(s, entries={**s.entries, e.entry: entry})
+
+
 def _round_seated(s: Tournament, e: RoundSeated) -> Tournament:
     tables = tuple(
         SeatedTable(t["table"], e.round, n, tuple(t["seats"]), t["first_dealer"])
@@ -129,6 +135,7 @@ _EVOLVE: Mapping[type, Any] = {
     TournamentCreated: _created,
     EntryAdded: _entry_added,
     EntryWithdrawn: _entry_withdrawn,
+    EntryReturned: _entry_returned,
     RoundSeated: _round_seated,
     TableFinished: _table_finished,
     TournamentFinished: _tournament_finished,
