@@ -8,8 +8,10 @@ Three methods (``PAIRINGS``):
   before is passed over for the next one in a small window, then a repair pass swaps
   members of nearby tables to remove the repeats left.
 
-When the entries do not fill the last table, ``fill_with_bots`` seats bots there;
-otherwise the extra entries get a bye (fewest byes first; in Swiss the lowest placed).
+When the entries do not fill the tables, ``fill_with_bots`` spreads the bots over them,
+so that the tables' head-counts differ by one at most and nobody sits alone among bots
+where the field allows otherwise (docs/rules/common.md, "Tournaments"); otherwise the
+extra entries get a bye (fewest byes first; in Swiss the lowest placed).
 Deterministic from the seed: every random choice comes from ``domain.shuffle.shuffle``
 (the audit-grade shuffle of ``docs/rules/common.md``) or ``random.Random`` seeded with a
 string derived from ``"{seed}/round-{r}"``, so anyone can re-derive a round.
@@ -63,8 +65,9 @@ def seat(
     if fill_with_bots:
         if n < 2:
             raise RuleViolation("not_enough_entries", "a round needs at least two entries")
-        count = -(-n // k)
-        sizes = [k] * (count - 1) + [n - k * (count - 1)]
+        count = -(-n // k)  # as few tables as seat everyone, the people spread evenly
+        base, extra = divmod(n, count)
+        sizes = [base + 1] * extra + [base] * (count - extra)
     else:
         if n < k:
             raise RuleViolation(

@@ -47,8 +47,8 @@ def circle(
             best = (price, groups, alone)
     assert best is not None
     _, groups, alone = best
-    if bots:
-        return [*groups, alone], []
+    if bots:  # the one left without a partner plays a bot (an even field: nobody)
+        return [*groups, *([alone] if alone else [])], []
     return groups, alone
 
 

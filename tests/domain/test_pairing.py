@@ -80,7 +80,11 @@ def assert_partition(seating: Seating, entries: Sequence[int], size: int, bots: 
     with_bots = [i for i, t in enumerate(seating.tables) if None in t]
     if bots:
         assert not seating.byes
-        assert with_bots in ([], [len(seating.tables) - 1]), "bots sit at the last table only"
+        people = sorted(sum(e is not None for e in t) for t in seating.tables)
+        assert len(seating.tables) == -(-len(entries) // size), "as few tables as seat everyone"
+        assert people[-1] - people[0] <= 1, "the bots are spread over the tables"
+        if size > 2:
+            assert people[0] >= 2, "nobody plays alone among bots"
     else:
         assert not with_bots
         assert len(seating.byes) == len(entries) % size
@@ -253,9 +257,11 @@ def test_byes_rotate_before_anyone_gets_a_second() -> None:
     assert byes == dict.fromkeys(range(1, 11), 1)
 
 
-def test_bots_fill_the_last_table_instead_of_byes() -> None:
+def test_bots_are_spread_over_the_tables_instead_of_byes() -> None:
+    """Ten people at tables of four: three tables of 4, 3 and 3 people, never one table
+    of two people and two bots (docs/rules/common.md, "Tournaments")."""
     seating = seat(
         "random", dict.fromkeys(range(1, 11), 1), 4, seed="s", round_number=1, fill_with_bots=True
     )
-    assert [sum(e is None for e in t) for t in seating.tables] == [0, 0, 2]
+    assert [sum(e is None for e in t) for t in seating.tables] == [0, 1, 1]
     assert seating.byes == ()

@@ -253,12 +253,13 @@ def test_extra_entries_get_byes_worth_the_tournaments_bye_points(client: FlaskCl
 
 
 def seated_with_a_bot_dealing_last(client: FlaskClient) -> tuple[str, dict[str, Any]]:
-    """A one-round tournament of six entries, seated, whose last table (two people and two
-    bots) has a bot as its first dealer. Seating comes from the secret salted key, so no
+    """A one-round tournament of five entries at tables of four, seated, whose last table
+    (two people and two bots; the first: three people and a bot) has a bot as its first
+    dealer. Seating comes from the secret salted key, so no
     seed can be chosen for it: tournaments are opened until one seats so (about half do)."""
     for _ in range(40):
         tournament = new_tournament(client, bots=True, rounds=1)
-        enter(client, tournament, *"ABCDEF")  # a full table and a table of two with two bots
+        enter(client, tournament, *"ABCDE")  # the bots spread: 3 people + 1 bot, 2 + 2
         seated = seat_round(client, tournament)
         last = seated["tables"][-1]
         if last["seats"][last["first_dealer"]]["bot"]:
@@ -266,7 +267,7 @@ def seated_with_a_bot_dealing_last(client: FlaskClient) -> tuple[str, dict[str, 
     raise AssertionError("no seating put a bot first to deal in 40 tournaments")
 
 
-def test_bots_fill_the_last_table_and_are_not_ranked(client: FlaskClient) -> None:
+def test_bots_are_spread_over_the_tables_and_are_not_ranked(client: FlaskClient) -> None:
     tournament, seated = seated_with_a_bot_dealing_last(client)
     assert seated["tables"][-1]["seats"][seated["tables"][-1]["first_dealer"]]["bot"]
     last_table = seated["tables"][-1]
@@ -276,7 +277,8 @@ def test_bots_fill_the_last_table_and_are_not_ranked(client: FlaskClient) -> Non
     rng = random.Random(5)
     summaries = [play_table(client, t["id"], rng) for t in seated["tables"]]
     assert not seated["byes"]
-    last = seated["tables"][-1]["seats"]
+    first, last = (t["seats"] for t in seated["tables"])
+    assert sorted(s["bot"] or "" for s in first) == ["", "", "", "random"]
     assert sorted(s["bot"] or "" for s in last) == ["", "", "random", "random"]
     assert all(s["token"] is None for s in last if s["bot"])
     reckoning = Reckoning()
