@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from service.core.client_json import MAX_IMPORT_BODY, MAX_JSON_BODY
 from service.storage.db import run_migrations
 from tests.factories import table_body
 from tests.integration.served import BIN, Served, free_port, read, server_env
@@ -26,6 +25,9 @@ ORGANISER = {"Authorization": f"Bearer {ADMIN}"}
 FORGED = {"Authorization": "Bearer forged-token-nobody-was-given"}
 DEEP = "[" * 100_000 + "]" * 100_000
 FIFTY_MB = 50 * 2**20
+#: The documented limits (``docs/api.md``, Status codes), written out: never the code's.
+MAX_JSON_BODY = 256 * 1024
+MAX_IMPORT_BODY = 16 * 2**20
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from werkzeug.test import TestResponse
 
 from domain import rulings
 from domain.errors import RuleViolation
-from service.core.client_json import MAX_DEPTH, MAX_IMPORT_BODY, MAX_JSON_BODY, too_deep
+from service.core.client_json import too_deep
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN
 
@@ -33,6 +33,11 @@ FORGED: Headers = {"Authorization": "Bearer forged-token-nobody-was-given"}
 NDJSON = "application/x-ndjson"
 DEEP = "[" * 100_000 + "]" * 100_000
 FIFTY_MB = 50 * 2**20
+#: The documented limits (``docs/api.md``, Status codes; README.md, "Limits"), written out
+#: here rather than imported: a change to the code's numbers must fail these tests.
+MAX_JSON_BODY = 256 * 1024
+MAX_IMPORT_BODY = 16 * 2**20
+MAX_DEPTH = 32
 
 
 class Body(io.RawIOBase):
@@ -166,6 +171,16 @@ def test_an_oversize_body_is_413_before_it_is_read(client: FlaskClient) -> None:
         assert str(limit) in refused["detail"]
         assert body.read_bytes == 0, path
     assert version(client, table_id) == 1
+
+
+def test_a_body_of_exactly_the_limit_is_read(client: FlaskClient) -> None:
+    """The documented number is the limit, not merely above it: a blank body of that size is
+    read to its end and refused as JSON (400) or as a file (422), never as too large."""
+    for path, limit in [("/tables", MAX_JSON_BODY), ("/tables/import", MAX_IMPORT_BODY)]:
+        body = Body(limit, b" ")
+        response = send(client, path, body, ORGANISER)
+        assert response.status_code in (400, 422), (path, response.get_json())
+        assert body.read_bytes == limit, path
 
 
 def test_a_chunked_oversize_body_is_413_once_the_limit_is_passed(client: FlaskClient) -> None:
