@@ -20,13 +20,14 @@ from sqlalchemy import Connection, select
 
 from domain.errors import RuleViolation
 from domain.tournament import decide as tournament
-from domain.tournament.decide import AddEntry, FinishTournament, WithdrawEntry
+from domain.tournament.decide import AddEntry, FinishTournament, ReturnEntry, WithdrawEntry
 from domain.tournament.state import Entry, Tournament
 from service.application.players import player_names
 from service.application.tables import CreatedTable, create_table, table_logs
 from service.application.unit_of_work import unit_of_work
 from service.core.refusals import Conflict, NotFound, Unprocessable
 from service.storage.db import get_database
+from service.storage.entry_tokens import issue_entry_token
 from service.storage.models import standings, tournaments
 from service.storage.projections.tables import headline
 from service.storage.tournamentlog import TournamentLog, tournament_logs
@@ -34,7 +35,13 @@ from service.storage.tournamentlog import TournamentLog, tournament_logs
 #: Domain codes that mean "not now" (409) or "no such thing" (404 ``not_found``); the
 #: rest are 422.
 CONFLICT = frozenset(
-    {"round_in_progress", "tournament_finished", "entry_withdrawn", "not_enough_entries"}
+    {
+        "round_in_progress",
+        "tournament_finished",
+        "entry_withdrawn",
+        "entry_not_withdrawn",
+        "not_enough_entries",
+    }
 )
 NOT_FOUND = frozenset({"unknown_entry"})
 
@@ -94,7 +101,8 @@ def read_tournament(tournament_id: str) -> TournamentLog:
 
 
 def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> Entry:
-    """Enter a guest by name, or a registered player (under the player's name)."""
+    """Enter a guest by name, or a registered player (under the player's name), with their
+    personal link's token (``service.application.entries``) in the same transaction."""
     with unit_of_work() as work:
         log = work.tournament(tournament_id)
         if player_id is not None:
@@ -105,6 +113,7 @@ def add_entry(tournament_id: str, name: str | None, player_id: str | None) -> En
         with _rules():
             events = tournament.decide(log.state, AddEntry(name or "", player_id))
         log = work.append_tournament(log, events)
+        issue_entry_token(work.connection, tournament_id, events[0].entry)
     return log.state.entries[events[0].entry]
 
 
@@ -114,6 +123,16 @@ def withdraw_entry(tournament_id: str, entry: int) -> Entry:
         log = work.tournament(tournament_id)
         with _rules():
             events = tournament.decide(log.state, WithdrawEntry(entry))
+        log = work.append_tournament(log, events)
+    return log.state.entries[entry]
+
+
+def return_entry(tournament_id: str, entry: int) -> Entry:
+    """Undo a withdrawal: the entry is seated again from the next round."""
+    with unit_of_work() as work:
+        log = work.tournament(tournament_id)
+        with _rules():
+            events = tournament.decide(log.state, ReturnEntry(entry))
         log = work.append_tournament(log, events)
     return log.state.entries[entry]
 

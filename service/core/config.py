@@ -31,6 +31,9 @@ JOB_MODES = ("eager", "sqlite", "redis")
 DEFAULT_MAX_SIMULATION_MATCHES = 10_000
 #: How often beat stamps itself and sends each queue a heartbeat (``service.jobs.heartbeats``).
 DEFAULT_HEARTBEAT_SECONDS = 5.0
+#: Live streams (``GET …/watch``) each web process holds open at most; `make run` gives
+#: gunicorn this many threads more than ``THREADS`` (``service.running.serve``).
+DEFAULT_WATCHERS = 64
 
 
 def default_broker_url(var_dir: Path = VAR_DIR) -> str:
@@ -103,6 +106,9 @@ class Config:
     #: or the beat is down after three silent periods, and a job silent for four whose
     #: queue has moved on is resumed (``service.jobs.heartbeats``, ``service.jobs.reaper``).
     heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS
+    #: Live streams one web process holds open at most (`CARDLEDGER_WATCHERS`); beyond,
+    #: 503 ``too_many_watchers`` and the pages follow by polling (``service.application.live``).
+    watchers: int = DEFAULT_WATCHERS
 
     def __post_init__(self) -> None:
         jobs = self.jobs or ("redis" if self.redis_url else "sqlite")
@@ -114,6 +120,8 @@ class Config:
             raise ValueError("CARDLEDGER_MAX_SIMULATION_MATCHES must be at least 1")
         if not self.heartbeat_seconds > 0:
             raise ValueError("CARDLEDGER_HEARTBEAT_SECONDS must be more than 0")
+        if self.watchers < 0:
+            raise ValueError("CARDLEDGER_WATCHERS must be 0 or more")
         broker = self.broker_url
         if jobs == "redis":
             broker = self.redis_url
@@ -149,6 +157,7 @@ class Config:
             heartbeat_seconds=_number(
                 env, "CARDLEDGER_HEARTBEAT_SECONDS", float, DEFAULT_HEARTBEAT_SECONDS
             ),
+            watchers=_number(env, "CARDLEDGER_WATCHERS", int, DEFAULT_WATCHERS),
         )
 
 

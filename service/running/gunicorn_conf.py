@@ -1,4 +1,5 @@
-"""gunicorn's settings for ``make run``: logs that never hold a token.
+"""gunicorn's settings for ``make run``: logs that never hold a token, and live streams that
+end when their worker stops.
 
 Tokens travel in ``Authorization: Bearer`` headers and, for pages opened on a phone, in
 ``?token=`` links. gunicorn's default access line prints the request line with its query
@@ -33,5 +34,10 @@ class HideTokens(logging.Filter):
 
 
 def post_worker_init(worker: Any) -> None:
-    """The workers parse requests and run the app: their error log gets the filter."""
+    """The workers parse requests and run the app: their error log gets the filter. The
+    app's live streams (``service.web.api.watch``) learn when their worker stops serving,
+    so a stopping server ends them at once instead of waiting out its graceful timeout."""
     worker.log.error_log.addFilter(HideTokens())
+    config = getattr(worker.wsgi, "config", None)
+    if config is not None:
+        config["LIVE_SERVING"] = lambda: bool(worker.alive)

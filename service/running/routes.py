@@ -10,6 +10,7 @@ from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from service.web.api.audit import blp as audit
+from service.web.api.entries import blp as entries
 from service.web.api.health import blp as health
 from service.web.api.jobs import blp as jobs
 from service.web.api.lists import blp as lists
@@ -19,6 +20,7 @@ from service.web.api.seats import blp as seats
 from service.web.api.spec import blp as spec
 from service.web.api.tables import blp as tables
 from service.web.api.tournaments import blp as tournaments
+from service.web.api.watch import blp as watch
 from service.web.openapi import init_api
 from service.web.pages import blueprint as pages
 from service.web.pages.console import blueprint as console
@@ -26,7 +28,9 @@ from service.web.pages.play import blueprint as page_play
 from service.web.pages.rules import blueprint as rules
 
 #: Documented in ``openapi.yaml``.
-API_BLUEPRINTS = (health, spec, tables, audit, jobs, tournaments, players, lists, seats, rounds)
+API_BLUEPRINTS = (
+    health, spec, tables, audit, jobs, tournaments, players, lists, seats, rounds, entries, watch,
+)  # fmt: skip
 #: HTML, outside the API's description.
 BLUEPRINTS = (pages, page_play, rules, console)
 

@@ -1,7 +1,9 @@
 """`cardledger serve` (what `make run` runs) and `cardledger workers` (what `make worker`
 runs): start the service's processes and keep them running.
 
-`serve` is gunicorn and, when jobs go through the SQLite broker (``Config.jobs ==
+`serve` is gunicorn (gthread: ``--threads`` for requests and ``CARDLEDGER_WATCHERS`` more
+per worker, one for each live stream a worker may hold open: ``service.application.live``)
+and, when jobs go through the SQLite broker (``Config.jobs ==
 "sqlite"``, the default without `REDIS_URL`), the jobs' processes beside it, so no job
 ever runs inside a request; with `REDIS_URL` (the jobs' processes are `make worker`s) or
 `CARDLEDGER_JOBS=eager` it is gunicorn alone. `workers` is the jobs' processes alone,
@@ -106,10 +108,11 @@ def commands(args: Options, config: Config) -> dict[str, Command]:
     python = sys.executable
     started = {}
     if args.web:
+        threads = args.threads + config.watchers  # a thread for each live stream it may hold
         started["gunicorn"] = Command(
             [python, "-m", "gunicorn", "service.running.app:create_app()",
              "--bind", f"{args.host}:{args.port}", "--workers", str(args.workers),
-             "--threads", str(args.threads), "--config", "python:service.running.gunicorn_conf"]
+             "--threads", str(threads), "--config", "python:service.running.gunicorn_conf"]
         )  # fmt: skip
     jobs = args.jobs if args.jobs is not None else config.jobs == "sqlite"
     if jobs and config.jobs != "eager":

@@ -80,6 +80,19 @@ seat_tokens = Table(
     PrimaryKeyConstraint("table_id", "seat"),
 )
 
+# Each tournament entry's personal link (``service.storage.entry_tokens``): only the token's
+# hash is stored, with the random nonce the server's key turns into the token again, so a
+# reprinted slip shows the same link; a new nonce (a re-issue) stops the old one at once.
+entry_tokens = Table(
+    "entry_tokens",
+    metadata,
+    Column("tournament_id", String(64), ForeignKey("streams.id"), nullable=False),
+    Column("entry", Integer, nullable=False),
+    Column("nonce", String(32), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    PrimaryKeyConstraint("tournament_id", "entry"),
+)
+
 idempotency_keys = Table(
     "idempotency_keys",
     metadata,

@@ -1,7 +1,9 @@
 """Who is asking: the organiser, one seat of a table, or the public.
 
 Bearer tokens: the organiser's comes from the configuration; seat tokens are random,
-returned once at table creation, and stored only as SHA-256 hashes. Comparisons are
+returned once at table creation, and stored only as SHA-256 hashes. A tournament entry's
+personal token acts as the token of the seat its entry holds in the current round
+(``service.application.entries``). Comparisons are
 constant-time (``hmac.compare_digest``), and a seat token is looked up by its hash, so
 timing reveals nothing about a secret.
 """
@@ -14,6 +16,7 @@ from flask import current_app, request
 from sqlalchemy import Connection, select
 
 from domain.table import ORGANISER, Viewer
+from service.application.entries import seat_of_entry_token
 from service.core.config import Config
 from service.storage.db import get_database
 from service.storage.models import seat_tokens
@@ -86,6 +89,8 @@ def viewer_of_token(connection: Connection, table_id: str, token: str | None) ->
             seat_tokens.c.table_id == table_id, seat_tokens.c.token_hash == hash_token(token)
         )
     )
+    if seat is None:
+        seat = seat_of_entry_token(connection, table_id, token)
     if seat is None:
         raise ApiError(401, "unauthorized", "this token is not valid for this table")
     return int(seat)

@@ -14,6 +14,7 @@ from flask import Response, render_template
 
 from domain.tournament.standings import shown
 from domain.tournament.state import Entry, Tournament
+from service.application.entries import personal_links
 from service.application.listings import tournament_settings
 from service.application.tournaments import (
     SeatedRound,
@@ -30,6 +31,7 @@ from service.storage.tournamentlog import TournamentLog
 from service.web.api.audit import stored_head
 from service.web.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only
 from service.web.pages.standings import standings_page
+from service.web.schemas.entries import EntryEnteredSchema
 from service.web.schemas.tournaments import (
     EntryCreateSchema,
     EntrySchema,
@@ -158,7 +160,7 @@ def get_tournament(tournament_id: str) -> tuple[dict[str, Any], int]:
 @blp.post("/tournaments/<id:tournament_id>/entries", operation_id="addEntry")
 @organiser_only
 @blp.arguments(EntryCreateSchema())
-@blp.response(201, EntrySchema, description="The entry.")
+@blp.response(201, EntryEnteredSchema, description="The entry, with its personal token.")
 @blp.problems(400, 401, 403, 404, 409, 422)
 def post_entry(body: dict[str, Any], tournament_id: str) -> tuple[dict[str, Any], int]:
     """Add an entry (organiser)
@@ -167,7 +169,8 @@ def post_entry(body: dict[str, Any], tournament_id: str) -> tuple[dict[str, Any]
     finished and are seated from the next round.
     """
     entry = add_entry(tournament_id, body.get("name"), body.get("player_id"))
-    return _entry(entry), 201
+    token = personal_links(tournament_id, [entry.entry])[entry.entry]
+    return {**_entry(entry), "token": token}, 201
 
 
 @blp.delete("/tournaments/<id:tournament_id>/entries/<int:entry>", operation_id="withdrawEntry")

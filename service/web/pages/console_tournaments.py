@@ -4,8 +4,10 @@ its end (routes on the console's blueprint, ``service.web.pages.console_base``).
 Each form is checked by the API's schema of the same request (``TournamentCreateSchema``,
 ``EntryCreateSchema``) and done by the same command (``service.application.tournaments``). The
 tournament commands keep their own transactions, so a form's key is claimed before and
-completed after (``formkeys.claimed``); a round's slips record their key in the very
-transaction that issues the links (``formkeys.once``).
+completed after (``formkeys.claimed``); a person's new link records its key in the very
+transaction that issues it (``formkeys.once``). A round's slips carry each person's own
+link for the whole tournament (``service.application.entries``): printed again, they
+show the same links.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from domain.errors import RuleViolation
 from domain.games import SPECS
 from domain.tournament.pairing import PAIRINGS
 from domain.tournament.standings import shown as shown_points
-from service.application.seats import reissue_seat_token
+from service.application.entries import personal_links, reissue_entry_token
 from service.application.tournaments import (
     add_entry,
     create_tournament,
     finish_tournament,
     read_standings,
     read_tournament,
+    return_entry,
     round_seating,
     seat_round,
     withdraw_entry,
@@ -46,7 +49,6 @@ from service.web.pages.console_base import (
     refusal,
     registered_players,
     render,
-    seat_link,
     shown_again,
     target,
     validated,
@@ -201,6 +203,47 @@ def withdraw(tournament_id: str, entry: int) -> Response:
     return _tournament_action(tournament_id, run)
 
 
+@blueprint.post("/tournaments/<id:tournament_id>/entries/<int:entry>/return")
+def take_back(tournament_id: str, entry: int) -> Response:
+    """Undo a withdrawal: the entry is seated again from the next round."""
+
+    def run() -> str:
+        return f"{return_entry(tournament_id, entry).name} is back: seated from the next round."
+
+    return _tournament_action(tournament_id, run)
+
+
+def personal_link(tournament_id: str, token: str) -> str:
+    """A person's own link for the whole tournament (``/tournaments/{id}/me``)."""
+    return f"{request.host_url}tournaments/{tournament_id}/me?token={token}"
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/entries/<int:entry>/token")
+def new_link(tournament_id: str, entry: int) -> Response:
+    """A new personal link for one person (a lost phone or slip), once the organiser has
+    ticked that the old one stops: shown on this answer only; nobody else's changes. A
+    second post of the same form issues nothing."""
+    if request.form.get("sure") != "yes":
+        return _tournament_page(tournament_id, 422, refused=(
+            "validation_error", "tick \"yes, stop the old link\" to give a new link"))  # fmt: skip
+    back = target("console.tournament", tournament_id=tournament_id)
+
+    def work(connection: Any) -> tuple[str, formkeys.Outcome]:
+        token = reissue_entry_token(tournament_id, entry, connection)
+        return token, formkeys.Outcome(shown="person's new link", back=back)
+
+    try:
+        made = formkeys.once(work)
+    except ApplicationError as refused:
+        return _tournament_page(tournament_id, status_of(refused), refused=refusal(refused))
+    if isinstance(made, formkeys.Outcome):
+        return shown_again(made)
+    link = personal_link(tournament_id, made)
+    name = read_tournament(tournament_id).state.entries[entry].name
+    reissued = {"entry": entry, "name": name, "link": link, "qr": qr_svg(link)}
+    return _tournament_page(tournament_id, reissued=reissued, loopback=loopback())
+
+
 @blueprint.post("/tournaments/<id:tournament_id>/rounds")
 def open_round(tournament_id: str) -> Response:
     """Seat the next round (tokens are handed out by printing its slips)."""
@@ -226,34 +269,33 @@ def finish(tournament_id: str) -> Response:
     return _tournament_action(tournament_id, run)
 
 
-@blueprint.post("/tournaments/<id:tournament_id>/rounds/<int:number>/slips")
+@blueprint.get("/tournaments/<id:tournament_id>/rounds/<int:number>/slips")
 def slips(tournament_id: str, number: int) -> Response:
-    """Print a round's seat slips: every human seat gets a fresh token (the old links stop
-    working), shown on this answer only, each with its QR code. A second post of the same
-    form issues nothing and says so."""
-    log = read_tournament(tournament_id)
-    state = log.state
+    """A round's seat slips: each person's table and seat, and their own link for the
+    whole tournament with its QR code. Printed again, they show the same links: nobody is
+    logged out (a person's new link is given under Entries, one at a time)."""
+    state = read_tournament(tournament_id).state
     if not 1 <= number <= len(state.rounds):
         raise ApiError(404, "not_found", f"this tournament has no round {number}")
     played = state.rounds[number - 1]
-    back = target("console.tournament", tournament_id=tournament_id)
-
-    def work(connection: Any) -> tuple[list[dict[str, Any]], formkeys.Outcome]:
-        printed = []
-        for t in played.tables:
-            for seat, entry in enumerate(t.seats):
-                if entry is None:
-                    continue
-                link = seat_link(t.table, reissue_seat_token(connection, t.table, seat))
-                printed.append({"name": state.entries[entry].name, "table": t.number,
-                                "seat": seat, "link": link, "qr": qr_svg(link)})  # fmt: skip
-        return printed, formkeys.Outcome(shown="round's seat slips", back=back)
-
-    made = formkeys.once(work)
-    if isinstance(made, formkeys.Outcome):
-        return shown_again(made)
+    seated = [(t, seat, entry) for t in played.tables for seat, entry in enumerate(t.seats)
+              if entry is not None]  # fmt: skip
+    links = personal_links(tournament_id, [entry for _, _, entry in seated])
+    printed = []
+    for t, seat, entry in seated:
+        token = links[entry]
+        link = personal_link(tournament_id, token) if token else None
+        qr = qr_svg(link) if link else None
+        printed.append({"name": state.entries[entry].name, "entry": entry, "table": t.number,
+                        "seat": seat, "link": link, "qr": qr})  # fmt: skip
     return render("slips.html", tournament=state.config, tournament_id=tournament_id,
-                  round=number, slips=made, loopback=loopback())  # fmt: skip
+                  round=number, slips=printed, loopback=loopback())  # fmt: skip
+
+
+@blueprint.post("/tournaments/<id:tournament_id>/rounds/<int:number>/slips")
+def print_slips(tournament_id: str, number: int) -> Response:
+    """The slips' form of earlier pages: the same slips, the same links."""
+    return slips(tournament_id, number)
 
 
 __all__ = ["round_tables"]

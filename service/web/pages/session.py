@@ -7,6 +7,9 @@ the history and any Referer. A seat's cookie holds its seat token and is scoped 
 table's path (``/tables/{id}``). The organiser's cookie never holds the organiser token:
 the token is exchanged for a session (``service.storage.organiser_sessions``: random, stored
 hashed, expiring, revoked by "Log out" or a new token) whose id is the cookie, site-wide.
+A personal link (``/tournaments/{id}/me?token=…``) stores its entry token in a cookie of
+that tournament's own name, site-wide, so it opens the seat its entry holds at whichever
+table the current round gives it (``service.application.entries``).
 
 Requests a page sends back (an action, a form) must carry the CSRF token of the cookie
 they ride on (``X-CSRF-Token`` header or ``csrf`` form field): an HMAC of the cookie's
@@ -18,6 +21,7 @@ second lock.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 from typing import TypeVar
@@ -28,6 +32,7 @@ from sqlalchemy import Connection
 from werkzeug.wrappers import Response
 
 from domain.table import ORGANISER, Viewer
+from service.application.entries import entry_of, seat_of_entry_token
 from service.core.config import Config
 from service.storage.db import get_database
 from service.storage.organiser_sessions import (
@@ -36,10 +41,12 @@ from service.storage.organiser_sessions import (
     open_session,
     session_valid,
 )
+from service.storage.projections.tournaments import tournament_of
 from service.web.auth import is_organiser, viewer_of_token
 from service.web.problems import ApiError
 
 SEAT_COOKIE = "cardledger_seat"
+ENTRY_COOKIE = "cardledger_entry"
 ORGANISER_COOKIE = "cardledger_organiser"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf"
@@ -113,6 +120,30 @@ def exchange_for_table(table_id: str) -> Response | None:
     return response
 
 
+def entry_cookie_name(tournament_id: str) -> str:
+    """A personal link's cookie is named after its tournament: one per tournament."""
+    return f"{ENTRY_COOKIE}_{tournament_id}"
+
+
+def entry_cookie(tournament_id: str) -> str | None:
+    """The entry token this browser holds for ``tournament_id``, if any (unchecked)."""
+    return request.cookies.get(entry_cookie_name(tournament_id)) or None
+
+
+def exchange_for_entry(tournament_id: str) -> Response | None:
+    """A personal link (``?token=``): checked (401 if it is not this tournament's), kept
+    in the tournament's cookie for every page, and the clean address to go to; ``None``
+    when there is no token."""
+    token = link_token()
+    if token is None:
+        return None
+    with get_database().reading() as connection:
+        entry_of(connection, tournament_id, token)
+    response = redirect(clean_url(), code=303)
+    _set_cookie(response, entry_cookie_name(tournament_id), token, "/", SEAT_MAX_AGE)
+    return response
+
+
 def exchange_for_organiser() -> Response | None:
     """The organiser's link (``/console?token=…``): a new session in the cookie and the
     clean redirect; any other token is a 403, no token ``None``."""
@@ -159,22 +190,43 @@ def cookie_secret(table_id: str | None = None) -> str | None:
     if session_id is not None:
         return session_id
     if table_id is not None:
-        return request.cookies.get(SEAT_COOKIE) or None
+        with get_database().reading() as connection:
+            return _seat_cookies(connection, table_id)[1]
     return None
 
 
 def page_viewer(connection: Connection, table_id: str) -> Viewer:
-    """The organiser (a live session), a seat of ``table_id`` (its seat cookie) or
-    ``None`` (the public). A seat cookie never makes anyone the organiser."""
+    """The organiser (a live session), a seat of ``table_id`` (its seat cookie, else the
+    personal link's cookie of its tournament) or ``None`` (the public). A seat cookie
+    never makes anyone the organiser."""
     if organiser_session() is not None:
         return ORGANISER
-    token = request.cookies.get(SEAT_COOKIE)
-    if not token or is_organiser(token):
-        return None
-    try:
-        return viewer_of_token(connection, table_id, token)
-    except ApiError:
-        return None  # a seat cookie whose token was re-issued: the public view
+    return _seat_cookies(connection, table_id)[0]
+
+
+def _seat_cookies(connection: Connection, table_id: str) -> tuple[Viewer, str | None]:
+    """The seat this browser's cookies hold at ``table_id`` and the secret it rides on:
+    the table's seat cookie, else the personal link of the table's tournament while its
+    entry sits there; neither: the public, with whichever stale secret there is (a
+    re-issued token must not lock its old phone out of the public view). Found once per
+    request."""
+    found: dict[str, tuple[Viewer, str | None]] = g.setdefault("seat_cookies", {})
+    if table_id in found:
+        return found[table_id]
+    token = request.cookies.get(SEAT_COOKIE) or None
+    seat: tuple[Viewer, str | None] = (None, token)
+    if token and not is_organiser(token):
+        with contextlib.suppress(ApiError):  # a seat cookie whose token was re-issued
+            seat = (viewer_of_token(connection, table_id, token), token)
+    if seat[0] is None:
+        owner = tournament_of(connection, table_id)
+        personal = entry_cookie(owner) if owner else None
+        if personal and (held := seat_of_entry_token(connection, table_id, personal)) is not None:
+            seat = (held, personal)
+        elif personal and token is None:
+            seat = (None, personal)
+    found[table_id] = seat
+    return seat
 
 
 def is_organiser_page() -> bool:
