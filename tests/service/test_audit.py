@@ -41,6 +41,7 @@ from service.core.signing import new_private_key
 from service.running.cli import main as cardledger
 from service.storage.db import get_database
 from service.storage.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
+from service.storage.guard import Guard
 from service.storage.models import events, streams
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.service.log_damage import tampering
@@ -925,24 +926,62 @@ def survey(client: FlaskClient, table_id: str) -> list[tuple[str, int, str | Non
     return out
 
 
+def assert_damage_shown(client: FlaskClient, table_id: str, version: int) -> None:
+    """What docs/api.md ("Signatures") promises of a damaged stream, in one process: every
+    write is 409 ``log_damaged`` naming the first bad version, and reads say ``damaged``
+    there (or, the table's opening itself damaged, answer 409 ``log_damaged`` too)."""
+    ruling = {"type": "adjust", "seat": 0, "points": 1, "reason": "probe"}
+    refused = client.post(f"/tables/{table_id}/actions", json=ruling, headers=ORGANISER)
+    assert_problem(refused, 409, "log_damaged")
+    assert refused.get_json()["version"] == version
+    for route, headers in [("", ORGANISER), ("/state", ORGANISER), ("/state", {})]:
+        response = client.get(f"/tables/{table_id}{route}", headers=headers)
+        if version == 1:
+            assert_problem(response, 409, "log_damaged")
+            continue
+        read = ok_json(response)
+        assert read["damaged"]["version"] == version, (route, read["damaged"])
+        assert read["version"] == version - 1, route
+    report = verify(client, table_id)
+    assert report["ok"] is False and report["problems"][0]["version"] == version, report
+
+
 @pytest.mark.parametrize("tamper", TAMPERING.values(), ids=TAMPERING.keys())
-def test_a_corrupted_table_answers_503_or_still_works_but_never_500(
+def test_a_corrupted_table_is_refused_by_the_running_process_and_a_restarted_one(
     backend_app: Flask, backend_url: str, tamper: Callable[..., tuple[int, set[str]]]
 ) -> None:
+    """The process that played the table has it cached at its head (warm); a restarted one
+    has nothing cached (cold). Both refuse every write and show the damage, nothing is
+    appended, and no route answers a 5xx other than 503 ``unreadable_log``."""
     client = backend_app.test_client()
     table = played_table(client)
-    tamper(backend_app, table.id, stored_rows(backend_app, table.id))
+    assert ok_json(client.get(f"/tables/{table.id}", headers=ORGANISER))["damaged"] is None
+    version, _ = tamper(backend_app, table.id, stored_rows(backend_app, table.id))
+    rows = len(stored_rows(backend_app, table.id))
 
     restarted = make_test_app(backend_url, migrate=False, signing_key=BACKEND_KEY)  # uncached
     try:
+        for process in (client, restarted.test_client()):
+            assert_damage_shown(process, table.id, version)
         seen = [("restarted", *a) for a in survey(restarted.test_client(), table.id)]
     finally:
         get_database(restarted).engine.dispose()
     seen += [("running", *a) for a in survey(client, table.id)]
     wrong = [s for s in seen if s[2] >= 500 and (s[2], s[3]) != (503, "unreadable_log")]
     assert not wrong, f"5xx other than 503 unreadable_log: {wrong}"
-    verified = [s for s in seen if s[1] == "GET /verify"]
-    assert all(status == 200 for _, _, status, _ in verified), verified
+    assert len(stored_rows(backend_app, table.id)) == rows  # nothing built on the damage
+
+
+def test_the_guard_catches_a_running_process_that_trusts_its_cache(
+    backend_app: Flask, backend_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mutation check: a warm process that trusts its cached log over the database (the
+    guard's stamp ignored) takes a write on the damage, and the test above catches it."""
+    monkeypatch.setattr(Guard, "trusts", lambda self, connection, stamp: True)
+    with pytest.raises(AssertionError, match="201"):
+        test_a_corrupted_table_is_refused_by_the_running_process_and_a_restarted_one(
+            backend_app, backend_url, tamper_card
+        )
 
 
 def test_verify_is_for_the_organiser_only(client: FlaskClient) -> None:
