@@ -8,6 +8,7 @@ the bots' Celery tasks all come through here.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import uuid
 from collections.abc import Mapping
@@ -35,6 +36,8 @@ from service.storage.tablelog import TableLog, TableLogs, table_logs_of
 
 if TYPE_CHECKING:
     from flask import Flask
+
+logger = logging.getLogger(__name__)
 
 
 def table_logs(app: Flask | None = None) -> TableLogs:
@@ -159,6 +162,9 @@ def act(
                 with get_database().reading() as connection:
                     current = table_logs().head(connection, table_id).version
                 raise VersionConflict(table_id, expected, current) from conflict
+            at = conflict.expected if isinstance(conflict, VersionConflict) else "?"
+            logger.warning("table %s: lost a race at version %s, deciding again (attempt %d)",
+                           table_id, at, attempt + 1)  # fmt: skip
     raise AssertionError("unreachable")
 
 

@@ -18,6 +18,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / ".venv" / "bin"
+#: ``make run`` itself (``-o .venv/.installed``: the tests already run in the virtualenv it
+#: would install, so pip is never called).
+MAKE_RUN = ["make", "--no-print-directory", "-o", ".venv/.installed", "run"]
 
 
 def free_port() -> int:

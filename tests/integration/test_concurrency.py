@@ -11,6 +11,8 @@ them together so they really overlap.
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,7 +26,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
+from service.application.tables import ATTEMPTS, table_logs
 from service.storage.db import get_database
+from service.storage.eventstore import EventStore
 from service.storage.models import events, idempotency_keys
 from tests.helpers import ADMIN_TOKEN, make_test_app
 
@@ -194,3 +198,57 @@ def test_different_seats_racing_without_if_match_all_get_in(
     assert_gap_free(log)
     assert Counter(e["type"] for e in log[2:]) == expected
     assert stored_rows(pg_app, table) == len(log) == 2 + sum(expected.values())
+
+
+def unlocked(monkeypatch: pytest.MonkeyPatch, app: Flask) -> None:
+    """Writers that take no lock: each reads the stream's head and loads the log as a
+    reader does (``FOR UPDATE`` dropped; rows committed after its head not yet its own)."""
+    head_row, logs = EventStore.head_row, type(table_logs(app))
+    load = logs.load
+
+    def read_head(self: EventStore, stream: str, lock: bool = False) -> Any:
+        return head_row(self, stream, lock=False)
+
+    def read_log(self: Any, connection: Any, stream: str, head: Any = None, **_: Any) -> Any:
+        return load(self, connection, stream)
+
+    monkeypatch.setattr(EventStore, "head_row", read_head)
+    monkeypatch.setattr(logs, "load", read_log)
+
+
+LOST_A_RACE = r"table {}: lost a race at version \d+, deciding again \(attempt (\d+)\)"
+
+
+def test_without_the_tables_lock_writers_lose_races_and_are_decided_again(
+    pg_app: Flask, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The retry is real: with the table's row lock taken away (``FOR UPDATE`` dropped, so
+    writers read the same version and the stream's guarded UPDATE lets one through), writers
+    without If-Match lose races, the server logs each new attempt, and every ruling it
+    accepted is appended once. With the lock (the tests above, ``test_race_served.py``)
+    no writer ever loses a race, and no such line is logged."""
+    unlocked(monkeypatch, pg_app)
+    caplog.set_level(logging.WARNING, logger="service.application.tables")
+    table = deal_a_table(pg_app)
+    said = re.compile(LOST_A_RACE.format(table.id))
+    attempts: list[int] = []
+    accepted = 0
+    for burst in range(5):  # sixteen writers may still happen not to overlap: race again
+        rulings = [{"type": "adjust", "seat": n % 4, "points": 1, "reason": f"{burst}-{n}"}
+                   for n in range(RACERS)]  # fmt: skip
+        responses = race(pg_app, [post(table, ruling, ORGANISER) for ruling in rulings])
+        refused = [r.get_json() for r in responses if r.status_code != 201]
+        assert {(p["status"], p["code"]) for p in refused} <= {(409, "version_conflict")}
+        accepted += RACERS - len(refused)
+        attempts = [int(m[1]) for r in caplog.records if (m := said.search(r.getMessage()))]
+        # a refused writer lost every attempt, and said so before each one after the first
+        assert len(attempts) >= (ATTEMPTS - 1) * len(refused)
+        if attempts:
+            break
+    assert attempts, "no writer lost a race in five bursts without the lock"
+    assert set(attempts) <= set(range(2, ATTEMPTS + 1)), attempts
+    log = event_log(pg_app, table)
+    assert_gap_free(log)
+    assert [e["type"] for e in log[2:]] == ["Adjusted"] * accepted
+    reasons = [e["data"]["reason"] for e in log[2:]]
+    assert len(set(reasons)) == len(reasons) == accepted  # each once

@@ -115,11 +115,12 @@ def test_a_seat_acts_from_its_page_with_the_csrf_token_and_version(client: Flask
     assert again.get_json()["code"] == "version_conflict"
 
 
-def test_moves_made_at_the_same_moment_are_all_taken_while_still_offered(
+def test_a_move_from_a_page_the_table_moved_past_is_taken_while_still_offered(
     client: FlaskClient,
 ) -> None:
     """Bottle Imp seats prepare together: each page acts on the version it showed, and a
-    move that lost the race to another seat's is taken all the same, being still offered;
+    move sent after another seat's (one request after the other here; raced for real in
+    ``tests/integration/test_race_served.py``) is taken all the same, being still offered;
     the same page sending it again is refused, since it is offered no more."""
     table = open_table(client)
     act(client, table, {"type": "deal"})
