@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import re
 import secrets
-import shutil
 import socket
 from pathlib import Path
 
-import pytest
-
 from tests.factories import table_body
-from tests.integration.served import Served, free_port, server_env
+from tests.integration.served import MAKE_RUN, Served, free_port, server_env
 
 
 def unparsable(port: int, request: str) -> None:
@@ -29,7 +26,6 @@ def unparsable(port: int, request: str) -> None:
         assert sock.recv(1024).startswith(b"HTTP/1.1 400")
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 def test_make_run_prints_no_token(tmp_path: Path) -> None:
     admin = secrets.token_urlsafe(24)
     organiser = {"Authorization": f"Bearer {admin}"}
@@ -37,8 +33,7 @@ def test_make_run_prints_no_token(tmp_path: Path) -> None:
     env = server_env(
         f"sqlite:///{tmp_path / 'cardledger.db'}", admin, PORT=str(port), WORKERS="1", THREADS="2"
     )
-    command = ["make", "--no-print-directory", "-o", ".venv/.installed", "run"]
-    served = Served(command, env, port, tmp_path / "make-run.log")
+    served = Served(MAKE_RUN, env, port, tmp_path / "make-run.log")
     try:
         status, created = served.request("POST", "/tables", table_body(players=3), organiser)
         assert status == 201, created

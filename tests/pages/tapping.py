@@ -26,13 +26,17 @@ def tap(page: Page, rng: random.Random) -> bool:
     count = offered.count()
     if not count:
         return False
+    from playwright.sync_api import TimeoutError as TapTimedOut
+
     element = offered.nth(rng.randrange(count))
+    before = page.locator("#table").get_attribute("data-version")
     try:
         is_move = element.get_attribute("data-action", timeout=1_000) is not None
-        before = page.locator("#table").get_attribute("data-version", timeout=1_000)
         element.click(timeout=2_000)
-    except Exception:  # the table was swapped under the tap: look again
-        return False
+    except TapTimedOut:
+        if moved_on(page, before):  # the table was swapped under the tap: look again
+            return False
+        raise  # offered, the table unchanged, and yet it could not be tapped
     if is_move:  # wait until the page shows the table after the move (or says why not)
         page.wait_for_function(
             """v => document.querySelector('#table').dataset.version !== v
@@ -43,6 +47,12 @@ def tap(page: Page, rng: random.Random) -> bool:
         error = page.locator("#act-error")
         assert error.is_hidden() or "moved on" in error.inner_text(), error.inner_text()
     return True
+
+
+def moved_on(page: Page, before: str | None) -> bool:
+    """Whether the page changed under a tap: a move is being sent, or news arrived."""
+    sending = page.locator("body.sending").count() > 0
+    return sending or page.locator("#table").get_attribute("data-version") != before
 
 
 def play_by_tapping(app: Flask, table: Table, pages: list[Page], seconds: float = 60) -> Json:
