@@ -112,6 +112,7 @@ def deal_history(
     alternatives, which would reveal its hand.
     """
     rules = game(opened.game)
+    marks = rules.spec.landmarks
     shown = rules.visible_events([opened, *events], viewer)[1:]
     state = rules.initial_state(opened.table())
     current = 0
@@ -120,12 +121,12 @@ def deal_history(
     scored = False
     for i, event in enumerate(events):
         kind = event_type(event)
-        if kind == "DealStarted":
+        if marks.starts_deal(kind):
             current = event.deal
         if current == deal:
-            if kind == "DealStarted":
+            if marks.starts_deal(kind):
                 start = shown[i]
-            if kind in ("DealScored", "DealSettled"):
+            if marks.scores_deal(kind):
                 scored = True
             action = rules.action_of(event, state)
             seat = getattr(event, "seat", None)
@@ -154,10 +155,8 @@ def deal_history(
         "scored": scored,
         "dealt": to_data(start),
         "events": entries,
-        "tricks": [e["data"] for e in entries if e["type"] == "TrickCompleted"],
-        "score": next(
-            (e["data"] for e in entries if e["type"] in ("DealScored", "DealSettled")), None
-        ),
+        "tricks": [e["data"] for e in entries if marks.completes_trick(e["type"])],
+        "score": next((e["data"] for e in entries if marks.scores_deal(e["type"])), None),
     }
 
 

@@ -1,41 +1,70 @@
 """The games Card Ledger records.
 
-Each game registers itself once, as its package's ``SPEC`` (a ``registry.GameSpec``),
-listed in ``SPECS`` below; everything else per game is derived from the specs.
-
-Each game is a decider module with the same functions: ``initial_state(table)``,
-``decide(state, action)``, ``evolve(state, event)``, ``legal_actions(state, seat)``,
-``to_act(state)``, ``view(state, viewer)``, ``visible_events(events, viewer)``,
-``parse(body)``, ``body(action)``, ``action_of(event, state)``, ``check_options(table)``,
-``default_match(players)`` and ``EVENT_TYPES``. ``game(id)`` wraps the module in
-``Rules``, which adds what every game shares (directors' rulings).
+Each game is a package that implements :class:`~domain.games.interface.GameRules` and
+registers itself once, as its ``SPEC`` (a ``registry.GameSpec``), listed in ``SPECS``
+below: one line per game, where mypy checks each package against the interface (``make
+lint``). Everything else per game is derived from the specs. ``game(id)`` wraps a game in
+``Rules``, which adds what every game shares: directors' rulings (``adjust``,
+``domain.rulings``). What every game's own functions share (the end of the match, the seed
+and salt kept secret) is in ``domain.games.common``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any
 
 from domain import rulings
 from domain.errors import RuleViolation
 from domain.games import bestia, bottle_imp, oh_quay
+from domain.games.action_specs import SEAT, ActionSpec, FieldType
+from domain.games.interface import GameRules
 from domain.games.registry import GameSpec
 
-#: The one list of games: each package's ``SPEC`` (``registry.py``) says the rest.
-SPECS: dict[str, GameSpec] = {s.id: s for s in (bottle_imp.SPEC, bestia.SPEC, oh_quay.SPEC)}
-GAMES: dict[str, ModuleType] = {game_id: spec.rules for game_id, spec in SPECS.items()}
+#: A ruling, every game's action (``docs/rules/common.md``, "Directors' rulings").
+ADJUST = ActionSpec(
+    rulings.Adjust,
+    {
+        "seat": SEAT,
+        "points": FieldType("number", minimum=-rulings.MAX_POINTS, maximum=rulings.MAX_POINTS),
+        "reason": FieldType("text", max_length=rulings.MAX_REASON),
+    },
+)
+
+
+def registered(*games: GameRules) -> dict[str, GameSpec]:
+    """Each game's spec by its id, in the order given; a package whose ``SPEC`` is not a
+    ``GameSpec`` of its own rules is refused."""
+    specs: dict[str, GameSpec] = {}
+    for rules in games:
+        spec = rules.SPEC
+        if not isinstance(spec, GameSpec) or spec.rules is not rules:
+            raise TypeError(f"{rules.GAME_ID}: its SPEC is not the GameSpec of its own rules")
+        specs[spec.id] = spec
+    return specs
+
+
+#: The one list of games, one line each; its order is the order the API lists them in.
+SPECS: dict[str, GameSpec] = registered(
+    bottle_imp,
+    bestia,
+    oh_quay,
+)
+GAMES: dict[str, GameRules] = {game_id: spec.rules for game_id, spec in SPECS.items()}
 
 
 class Rules:
-    """A game's decider, plus the organiser's rulings (``adjust``)."""
+    """A game's rules, plus the organiser's rulings (``adjust``)."""
 
-    def __init__(self, module: ModuleType) -> None:
+    def __init__(self, module: GameRules) -> None:
         self.module = module
+        self.spec: GameSpec = SPECS[module.GAME_ID]
         self.EVENT_TYPES: Mapping[str, type] = {
             **module.EVENT_TYPES,
             "Adjusted": rulings.Adjusted,
         }
+        #: Every kind of action a table of the game takes: its own, and ``adjust``.
+        self.actions: Mapping[str, ActionSpec] = {**self.spec.actions, "adjust": ADJUST}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.module, name)

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any
+
+from domain.games.action_specs import ActionSpec
+from domain.games.interface import GameRules
+from domain.games.landmarks import Landmarks
+from domain.games.options import COMMON, Option
 
 EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
@@ -20,34 +25,39 @@ EMPTY: Mapping[Any, Any] = MappingProxyType({})
 class GameSpec:
     """Everything Card Ledger needs to know about one game, outside its rules module.
 
-    ``rules`` is the decider module (``initial_state``, ``decide``, ``evolve``,
-    ``legal_actions``, ``to_act``, ``view``, ``visible_events``, ``parse``, ``body``,
-    ``action_of``, ``check_options``, ``default_match``, ``EVENT_TYPES``, ``cards_of``,
-    ``whereabouts`` and ``deck_of``: where each card of the deal lies, and the deck).
-    ``bots`` is the dotted path of the module with its ``heuristic`` and ``montecarlo``
-    choosers (a path, since bot modules import the game's own modules). ``deck`` is every
-    card of the game as the views name it (for the pages' face templates). ``upcasters``
-    and ``schemas`` are its event schema evolution (``domain.upcast``). ``house_seats``
-    maps a variant to the seats the engine itself plays, by index into the per-seat lists
-    (The Bottle Imp's Lopaka). ``starter_word`` is what the pages call the seat that
-    begins a deal.
+    ``rules`` is the decider module (``domain.games.interface.GameRules``). ``actions``
+    declares each kind of action with its fields (``domain.games.action_specs``),
+    ``landmarks`` the events other layers recognise (``domain.games.landmarks``) and
+    ``options`` the table options (``domain.games.options``; ``first_dealer``, every
+    game's, is not repeated). ``bots`` is the dotted path of the module with its
+    ``heuristic`` and ``montecarlo`` choosers (a path, since bot modules import the game's
+    own modules). ``deck`` is every card of the game as the views name it (for the pages'
+    face templates). ``upcasters`` and ``schemas`` are its event schema evolution
+    (``domain.upcast``). ``house_seats`` maps a variant to the seats the engine itself
+    plays, by index into the per-seat lists (The Bottle Imp's Lopaka). ``starter_word`` is
+    what the pages call the seat that begins a deal. ``docs/adding-a-game.md`` walks
+    through each.
     """
 
     id: str
     name: str
-    rules: ModuleType
+    rules: GameRules
     variants: tuple[str, ...]
     default_variant: str
     players: Mapping[str, tuple[int, ...]]  # variant -> the numbers of people it seats
     deck: tuple[Any, ...]
     bots: str
-    options: Mapping[str, str] = field(
-        default_factory=lambda: EMPTY
-    )  # option name -> what it takes, and its default
+    actions: Mapping[str, ActionSpec]
+    landmarks: Landmarks
+    options: Mapping[str, Option] = field(default_factory=lambda: EMPTY)
     upcasters: Mapping[tuple[str, int], Any] = field(default_factory=lambda: EMPTY)
     schemas: Mapping[str, int] = field(default_factory=lambda: EMPTY)
     house_seats: Mapping[str, tuple[tuple[int, str], ...]] = field(default_factory=lambda: EMPTY)
     starter_word: str = "dealer"
+    #: The JSON field names that hold a card or cards in the game's views, event data and
+    #: action bodies: the tests find cards by them (``tests/contract/cards.py``), as Bottle
+    #: Imp cards are integers and a value alone cannot tell a card from a count or a seat.
+    card_fields: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.default_variant not in self.variants:
@@ -56,6 +66,15 @@ class GameSpec:
             raise ValueError(f"{self.id}: player counts must be given for every variant")
         if self.id != self.rules.GAME_ID:
             raise ValueError(f"{self.id}: rules module says {self.rules.GAME_ID!r}")
+        strays = [n for n, option in self.options.items() if option.name != n or n in COMMON]
+        if strays:
+            raise ValueError(f"{self.id}: misnamed or common options {strays}")
+        events = set(self.rules.EVENT_TYPES.values())
+        marked = {self.landmarks.deal_started, self.landmarks.deal_scored}
+        if self.landmarks.trick_completed is not None:
+            marked.add(self.landmarks.trick_completed)
+        if not marked <= events:
+            raise ValueError(f"{self.id}: a landmark is not one of its EVENT_TYPES")
         missing = [
             (kind, v)
             for kind, version in self.schemas.items()

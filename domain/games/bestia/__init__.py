@@ -8,15 +8,23 @@
 import sys
 
 from domain.games.bestia import options
-from domain.games.bestia.actions import body, legal_actions, parse, to_act
+from domain.games.bestia.actions import ACTIONS, body, legal_actions, parse, to_act
 from domain.games.bestia.audit import action_of, adjust, check_adjust, totals
 from domain.games.bestia.cards import RANKS, SUITS, names_of
 from domain.games.bestia.decide import decide
 from domain.games.bestia.evolve import evolve, initial_state
-from domain.games.bestia.model import EVENT_TYPES, ORGANISER, State
+from domain.games.bestia.model import (
+    EVENT_TYPES,
+    ORGANISER,
+    DealSettled,
+    DealStarted,
+    State,
+    TrickCompleted,
+)
 from domain.games.bestia.options import check_options
 from domain.games.bestia.places import deck_of, whereabouts
 from domain.games.bestia.view import view, visible_events
+from domain.games.landmarks import Landmarks
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
 
@@ -42,11 +50,24 @@ SPEC = GameSpec(
     default_variant=DEFAULT_VARIANT,
     players={options.STANDARD: (3, 4, 5, 6, 7, 8)},
     deck=tuple(rank + suit for suit in SUITS for rank in RANKS),
+    card_fields=frozenset(
+        {
+            "hands",
+            "muestra",
+            "stock",
+            "laid_aside",
+            "discarded",
+            "drawn",
+            "restock",
+            "discard",
+            "cards",
+            "card",
+        }
+    ),
     bots="domain.bots.bestia",
-    options={
-        name: f"{takes} (default {options.shown(options.DEFAULTS[name])})"
-        for name, (_, takes) in options.VALID.items()
-    },
+    actions=ACTIONS,
+    landmarks=Landmarks(DealStarted, DealSettled, TrickCompleted),
+    options=options.OPTIONS,
 )
 
 __all__ = [

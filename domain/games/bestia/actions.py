@@ -14,13 +14,21 @@ from itertools import combinations
 from typing import Any, overload
 
 from domain.actions import action_body, parse_action
+from domain.games.action_specs import CARD, CARDS, PILES, SEAT, ActionSpec, kinds_of, word
 from domain.games.bestia.cards import NAMES, names_of
 from domain.games.bestia.model import Action, Deal, Declare, Exchange, Play, State
 from domain.games.bestia.options import MAX_PLAYERS
 from domain.games.bestia.settle import match_over
 from domain.games.bestia.tricks import legal_mask
 
-_KINDS: dict[str, Any] = {"deal": Deal, "declare": Declare, "exchange": Exchange, "play": Play}
+#: Every kind of action, its fields and their JSON types (``docs/api.md``, Acting at a table).
+ACTIONS: Mapping[str, ActionSpec] = {
+    "deal": ActionSpec(Deal, {"hands": PILES, "muestra": CARD}),
+    "declare": ActionSpec(Declare, {"seat": SEAT, "call": word("play", "pass")}),
+    "exchange": ActionSpec(Exchange, {"seat": SEAT, "discard": CARDS, "drawn": CARDS}),
+    "play": ActionSpec(Play, {"seat": SEAT, "card": CARD}),
+}
+_KINDS = kinds_of(ACTIONS)
 TYPE_OF: dict[type, str] = {cls: name for name, cls in _KINDS.items()}
 
 

@@ -6,11 +6,9 @@ decides anything the events do not say, except the phase changes they imply.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from domain.errors import RuleViolation
-from domain.events import MatchEnded
 from domain.games.bestia import layout
 from domain.games.bestia.cards import (
     BIT,
@@ -38,6 +36,7 @@ from domain.games.bestia.options import (
     check_options,
     rules_of,
 )
+from domain.games.common import evolve_by
 from domain.table import Table
 
 
@@ -257,25 +256,15 @@ def _deal_settled(s: State, e: DealSettled) -> State:
     return _new(State, f)
 
 
-def _match_ended(s: State, e: MatchEnded) -> State:
-    f: list[Any] = list(s)
-    f[_PHASE] = "finished"
-    f[_RANKING] = tuple(e.ranking)
-    return _new(State, f)
-
-
-_EVOLVE: dict[type, Callable[[State, Any], State]] = {
-    DealStarted: _deal_started,
-    Declared: _declared,
-    CardsExchanged: _cards_exchanged,
-    MoscaWon: _mosca_won,
-    CardPlayed: _card_played,
-    TrickCompleted: _trick_completed,
-    DealSettled: _deal_settled,
-    MatchEnded: _match_ended,
-}
-
-
-def evolve(state: State, event: Any) -> State:
-    """The state after ``event``."""
-    return _EVOLVE[type(event)](state, event)
+#: The state after an event (``MatchEnded`` too: ``domain.games.common``).
+evolve = evolve_by(
+    {
+        DealStarted: _deal_started,
+        Declared: _declared,
+        CardsExchanged: _cards_exchanged,
+        MoscaWon: _mosca_won,
+        CardPlayed: _card_played,
+        TrickCompleted: _trick_completed,
+        DealSettled: _deal_settled,
+    }
+)

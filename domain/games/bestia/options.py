@@ -1,7 +1,8 @@
-"""Bestia's table rules: the **Option**s of ``docs/rules/bestia.md``, checked and resolved.
+"""Bestia's table rules: the **Option**s of ``docs/rules/bestia.md``, declared, checked
+and resolved.
 
 ``table.options`` holds what a club chose; anything left out takes the default of the
-rules text. :class:`Rules` is the resolved form the engine reads on every move.
+rules text (``OPTIONS``). :class:`Rules` is the resolved form the engine reads on every move.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any, NamedTuple
 
 from domain.errors import RuleViolation
 from domain.games.bestia.cards import deck, mask_of
+from domain.games.options import Option, check, declared, with_defaults
 from domain.table import Table
 
 STANDARD = "standard"
@@ -18,50 +20,24 @@ VARIANTS = (STANDARD,)
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
 HAND = 5  # cards per hand, and tricks per deal
 
-DEFAULTS: Mapping[str, Any] = {
-    "deck": "short",
-    "ante": 2,
-    "max_exchange": 4,
-    "panfilo": True,
-    "must_undertrump": False,
-    "multiple_bestia": "flat",
-    "trick_pay": "one",
-    "panfilo_bonus": 1,
-}
-
-
-def _count(low: int, high: int | None = None) -> Any:
-    def ok(v: object) -> bool:
-        return type(v) is int and v >= low and (high is None or v <= high)
-
-    return ok
-
-
-def _one_of(*values: str) -> Any:
-    return lambda v: type(v) is str and v in values
-
-
-def _flag(v: object) -> bool:
-    return type(v) is bool
-
-
-VALID = {
-    "deck": (_one_of("short", "full"), "'short' or 'full'"),
-    "ante": (_count(0), "a whole number of chips, 0 or more"),
-    "max_exchange": (_count(0, HAND), "a whole number from 0 to 5"),
-    "panfilo": (_flag, "true or false"),
-    "must_undertrump": (_flag, "true or false"),
-    "multiple_bestia": (_one_of("flat", "doubling"), "'flat' or 'doubling'"),
-    "trick_pay": (_one_of("one", "fifth"), "'one' or 'fifth'"),
-    "panfilo_bonus": (_count(0), "a whole number of chips, 0 or more"),
-}
-
-
-def shown(value: object) -> str:
-    """An option's value as the rules text and the request body write it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return f"'{value}'" if isinstance(value, str) else str(value)
+#: The table options of ``docs/rules/bestia.md`` (Options), in its order.
+OPTIONS: Mapping[str, Option] = declared(
+    Option("deck", "choice", "short", "Which cards are in play.", choices=("short", "full")),
+    Option("ante", "int", 2, "Chips each seat pays into the pot before a deal.", minimum=0,
+           unit="chips"),
+    Option("max_exchange", "int", 4, "The most cards a player may exchange.", minimum=0,
+           maximum=HAND),
+    Option("panfilo", "bool", True, "JC is the highest trump, and earns the panfilo bonus."),
+    Option("must_undertrump", "bool", False, "A player who cannot overtrump must undertrump."),
+    Option("multiple_bestia", "choice", "flat", "How several bestias in one deal pay.",
+           choices=("flat", "doubling")),
+    Option("trick_pay", "choice", "one", "What a trick takes from the pot.",
+           choices=("one", "fifth")),
+    Option("panfilo_bonus", "int", 1, "Chips the panfilo's holder receives.", minimum=0,
+           unit="chips"),
+)  # fmt: skip
+#: Each option's default, as the engine applies it.
+DEFAULTS: Mapping[str, Any] = with_defaults(OPTIONS, {})
 
 
 class Rules(NamedTuple):
@@ -89,17 +65,7 @@ def check_variant(table: Table) -> None:
 def check_options(table: Table) -> None:
     """Every option must be one of ``docs/rules/bestia.md`` and hold a value it allows."""
     check_variant(table)
-    for name, value in table.options.items():
-        if name not in VALID:
-            raise RuleViolation(
-                "unknown_option",
-                f"Bestia has no rule option {name!r}; options are {', '.join(VALID)}",
-            )
-        valid, wanted = VALID[name]
-        if not valid(value):
-            raise RuleViolation(
-                "invalid_option", f"option {name} cannot be {value!r}: it takes {wanted}"
-            )
+    check("Bestia", OPTIONS, table.options)
 
 
 def rules_of(table: Table) -> Rules:

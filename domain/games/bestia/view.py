@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from domain.events import MatchEnded, TableOpened
 from domain.games.bestia.actions import body, legal_actions, to_act
 from domain.games.bestia.cards import NAMES, SUITS, names_of
 from domain.games.bestia.model import (
@@ -27,6 +26,7 @@ from domain.games.bestia.model import (
     Viewer,
 )
 from domain.games.bestia.options import DEFAULTS
+from domain.games.common import visible_events_by
 
 STATUS = {"waiting_for_deal": "waiting_for_deal", "finished": "finished"}
 
@@ -95,29 +95,16 @@ def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
     }
 
 
-def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
-    """The whole log (``TableOpened`` first) as ``viewer`` may see it: hidden cards
-    replaced by ``None``, keeping their number.
-
-    Needs the whole log because what an event reveals depends on what came after it:
-    a deal's hidden cards become public once it is settled, the seed and salt (and with
-    them every deal seed) once the match ends.
-    """
-    if viewer == ORGANISER:
-        return list(events)
-    match_over = any(type(e) is MatchEnded for e in events)
+def _hide_cards(events: Sequence[Any], viewer: Viewer) -> list[Any]:
+    """The log as a seat or the public sees its cards, keeping their number: a deal's
+    hidden cards are public once it is settled (``visible_events``)."""
     settled = {e.deal for e in events if type(e) is DealSettled}
     out: list[Any] = []
     deal = 0
     for e in events:
         kind = type(e)
-        if kind is TableOpened:
-            out.append(e if match_over else e._replace(seed=None, salt=None))
-            continue
         if kind is DealStarted:
             deal = e.deal
-            if not match_over:
-                e = e._replace(seed=None)
             if deal not in settled:
                 hands = tuple(h if seat == viewer else None for seat, h in enumerate(e.hands))
                 e = e._replace(hands=hands, stock=None)
@@ -127,3 +114,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
                 e = e._replace(discarded=(None,) * len(e.discarded), drawn=(None,) * len(e.drawn))
         out.append(e)
     return out
+
+
+#: The whole log as a viewer may see it (the seed and salt: ``domain.games.common``).
+visible_events = visible_events_by(_hide_cards)

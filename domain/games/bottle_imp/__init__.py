@@ -7,16 +7,24 @@ players), ``lopaka`` and ``bright-house``.
 
 import sys
 
-from domain.errors import RuleViolation
+from domain.games import options
 from domain.games.bottle_imp import layout
-from domain.games.bottle_imp.actions import action_of, body, legal_actions, parse, to_act
+from domain.games.bottle_imp.actions import ACTIONS, action_of, body, legal_actions, parse, to_act
 from domain.games.bottle_imp.cards import DECK, START_CARD, cards_of
 from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
-from domain.games.bottle_imp.model import EVENT_TYPES, ORGANISER, State
+from domain.games.bottle_imp.model import (
+    EVENT_TYPES,
+    ORGANISER,
+    DealScored,
+    DealStarted,
+    State,
+    TrickCompleted,
+)
 from domain.games.bottle_imp.places import deck_of, whereabouts
 from domain.games.bottle_imp.upcast import SCHEMAS, UPCASTERS
 from domain.games.bottle_imp.view import view, visible_events
+from domain.games.landmarks import Landmarks
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
 from domain.table import Table
@@ -32,8 +40,7 @@ def default_match(players: int) -> MatchRules:
 
 def check_options(table: Table) -> None:
     """The Bottle Imp has no table options beyond ``first_dealer``."""
-    for name in table.options:
-        raise RuleViolation("unknown_option", f"The Bottle Imp has no rule option {name!r}")
+    options.check("The Bottle Imp", SPEC.options, table.options)
 
 
 SPEC = GameSpec(
@@ -44,7 +51,26 @@ SPEC = GameSpec(
     default_variant=DEFAULT_VARIANT,
     players={layout.STANDARD: (3, 4), layout.LOPAKA: (2,), layout.BRIGHT_HOUSE: (2,)},
     deck=(*DECK, START_CARD),
+    card_fields=frozenset(
+        {
+            "hands",
+            "devil",
+            "discards",
+            "passes",
+            "received",
+            "devil_trick",
+            "won",
+            "price",
+            "cards",
+            "card",
+            "left",
+            "right",
+            "opponent",
+        }
+    ),
     bots="domain.bots.bottle_imp",
+    actions=ACTIONS,
+    landmarks=Landmarks(DealStarted, DealScored, TrickCompleted),
     upcasters=UPCASTERS,
     schemas=SCHEMAS,
     house_seats={layout.LOPAKA: ((layout.LOPAKA_SEAT, "Lopaka"),)},

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
 from domain.actions import action_body, parse_action
+from domain.games.action_specs import CARD, CARDS, HANDS, SEAT, ActionSpec, kinds_of, word
 from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.cards import CHUNK, DECK, SHIFT, SUIT, SUIT_BITS, cards_of
 from domain.games.bottle_imp.model import (
@@ -27,13 +28,19 @@ from domain.games.bottle_imp.model import (
     State,
 )
 
-_KINDS: dict[str, Any] = {
-    "deal": Deal,
-    "discard": Discard,
-    "pass": Pass,
-    "choose_open": ChooseOpen,
-    "play": Play,
+PILE = word(*layout.PILES)  # Bright House: which of the seat's two piles
+#: Every kind of action, its fields and their JSON types (``docs/api.md``, Acting at a table).
+ACTIONS: Mapping[str, ActionSpec] = {
+    "deal": ActionSpec(Deal, {"hands": HANDS, "devil": CARDS}),
+    "discard": ActionSpec(Discard, {"seat": SEAT, "card": CARD, "hand": PILE}),
+    "pass": ActionSpec(
+        Pass,
+        {"seat": SEAT, "left": CARD, "right": CARD, "opponent": CARD, "hand": PILE, "card": CARD},
+    ),
+    "choose_open": ActionSpec(ChooseOpen, {"seat": SEAT, "hand": PILE}),
+    "play": ActionSpec(Play, {"seat": SEAT, "card": CARD, "hand": PILE}),
 }
+_KINDS = kinds_of(ACTIONS)
 TYPE_OF: dict[type, str] = {cls: name for name, cls in _KINDS.items()}
 
 

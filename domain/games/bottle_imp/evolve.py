@@ -6,12 +6,10 @@ decides anything the events do not say, except the phase changes they imply.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 from domain.errors import RuleViolation
-from domain.events import MatchEnded
 from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.cards import BIT, START_CARD, mask_of
 from domain.games.bottle_imp.model import (
@@ -25,6 +23,7 @@ from domain.games.bottle_imp.model import (
     State,
     TrickCompleted,
 )
+from domain.games.common import evolve_by
 from domain.table import Table
 
 
@@ -249,23 +248,16 @@ def _deal_scored(s: State, e: DealScored) -> State:
     )
 
 
-def _match_ended(s: State, e: MatchEnded) -> State:
-    return _set(s, phase="finished", ranking=tuple(e.ranking))
-
-
-_EVOLVE: dict[type, Callable[[State, Any], State]] = {
-    DealStarted: _deal_started,
-    CardDiscarded: _card_discarded,
-    CardsPassed: _cards_passed,
-    PassesDelivered: _passes_delivered,
-    OpenHandChosen: _open_hand_chosen,
-    CardPlayed: _card_played,
-    TrickCompleted: _trick_completed,
-    DealScored: _deal_scored,
-    MatchEnded: _match_ended,
-}
-
-
-def evolve(state: State, event: Any) -> State:
-    """The state after ``event``."""
-    return _EVOLVE[type(event)](state, event)
+#: The state after an event (``MatchEnded`` too: ``domain.games.common``).
+evolve = evolve_by(
+    {
+        DealStarted: _deal_started,
+        CardDiscarded: _card_discarded,
+        CardsPassed: _cards_passed,
+        PassesDelivered: _passes_delivered,
+        OpenHandChosen: _open_hand_chosen,
+        CardPlayed: _card_played,
+        TrickCompleted: _trick_completed,
+        DealScored: _deal_scored,
+    }
+)

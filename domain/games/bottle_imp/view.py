@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from domain.events import MatchEnded, TableOpened
+from domain.events import TableOpened
 from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.actions import body, legal_actions, to_act
 from domain.games.bottle_imp.cards import cards_of
@@ -26,6 +26,7 @@ from domain.games.bottle_imp.model import (
     State,
     Viewer,
 )
+from domain.games.common import visible_events_by
 
 STATUS = {"waiting_for_deal": "waiting_for_deal", "finished": "finished"}
 
@@ -104,16 +105,9 @@ def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
     }
 
 
-def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
-    """The whole log as ``viewer`` may see it: hidden cards replaced by ``None``.
-
-    Needs the whole log because what an event reveals depends on what came after it
-    (a deal's hidden cards become public once it is scored, Lopaka's hand once the
-    exchange is done, the seed and salt once the match ends).
-    """
-    if viewer == ORGANISER:
-        return list(events)
-    match_over = any(type(e) is MatchEnded for e in events)
+def _hide_cards(events: Sequence[Any], viewer: Viewer) -> list[Any]:
+    """The log as a seat or the public sees its cards: a deal's hidden cards are public once
+    it is scored, Lopaka's hand once the exchange is done (``visible_events``)."""
     scored: set[int] = set()
     exchanged: set[int] = set()
     deal = 0
@@ -135,11 +129,6 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
         kind = type(e)
         if kind is DealStarted:
             deal = e.deal
-        if not match_over:  # the seed, the salt and deal seeds (which hold the salt)
-            if kind is TableOpened:
-                e = e._replace(seed=None, salt=None)
-            elif kind is DealStarted:
-                e = e._replace(seed=None)
         if deal in scored or kind is TableOpened:
             out.append(e)
         elif kind is DealStarted:
@@ -154,3 +143,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
         else:
             out.append(e)
     return out
+
+
+#: The whole log as a viewer may see it (the seed and salt: ``domain.games.common``).
+visible_events = visible_events_by(_hide_cards)

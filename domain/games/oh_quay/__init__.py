@@ -8,12 +8,13 @@ is one "deal" of the match; its "dealer" is the game's starting player.
 
 import sys
 
+from domain.games.landmarks import Landmarks
 from domain.games.oh_quay import layout
-from domain.games.oh_quay.actions import action_of, body, legal_actions, parse, to_act
+from domain.games.oh_quay.actions import ACTIONS, action_of, body, legal_actions, parse, to_act
 from domain.games.oh_quay.cards import DECK, cards_of
 from domain.games.oh_quay.decide import decide
 from domain.games.oh_quay.evolve import evolve, initial_state
-from domain.games.oh_quay.model import EVENT_TYPES, ORGANISER, State
+from domain.games.oh_quay.model import EVENT_TYPES, ORGANISER, DealScored, DealStarted, State
 from domain.games.oh_quay.places import deck_of, whereabouts
 from domain.games.oh_quay.view import view, visible_events
 from domain.games.registry import GameSpec
@@ -43,11 +44,13 @@ SPEC = GameSpec(
     default_variant=DEFAULT_VARIANT,
     players={layout.STANDARD: (layout.PLAYERS,)},
     deck=DECK,
+    card_fields=frozenset(
+        {"quays", "canals", "hands", "top", "cards", "score_piles", "kept", "taken", "keep", "card"}
+    ),
     bots="domain.bots.oh_quay",
-    options={
-        "max_turns": f"a whole number of turns, at least 1 (default {layout.DEFAULT_MAX_TURNS})",
-        "first_player": "seat 0 or 1 (default: the table's first_dealer)",
-    },
+    actions=ACTIONS,
+    landmarks=Landmarks(DealStarted, DealScored),
+    options=layout.OPTIONS,
     starter_word="starts",
 )
 

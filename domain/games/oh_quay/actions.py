@@ -12,12 +12,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.actions import action_body, parse_action
+from domain.games.action_specs import (
+    CARD,
+    NUMBER,
+    PILES,
+    SEAT,
+    ActionSpec,
+    kinds_of,
+    renamed_of,
+    word,
+)
 from domain.games.oh_quay.cards import DECK, RANK, SUIT_MASK
 from domain.games.oh_quay.model import (
     LAUNCHING,
     LOADING,
     OPPONENT,
     OWN,
+    SOURCES,
     TAKING,
     WAITING_FOR_DEAL,
     Action,
@@ -32,10 +43,17 @@ from domain.games.oh_quay.model import (
     Take,
 )
 
-_KINDS: dict[str, Any] = {"deal": Deal, "load": Load, "launch": Launch, "take": Take}
+#: Every kind of action, its fields and their JSON types (``docs/api.md``, Acting at a table).
+ACTIONS: Mapping[str, ActionSpec] = {
+    "deal": ActionSpec(Deal, {"quays": PILES, "canals": PILES}),
+    "load": ActionSpec(Load, {"seat": SEAT, "from": word(*SOURCES), "position": NUMBER}),
+    "launch": ActionSpec(Launch, {"seat": SEAT, "count": NUMBER, "keep": CARD}),
+    "take": ActionSpec(Take, {"seat": SEAT, "card": CARD}),
+}
+_KINDS = kinds_of(ACTIONS)
 TYPE_OF: dict[type, str] = {cls: name for name, cls in _KINDS.items()}
-#: JSON names Python claims (a keyword, a tuple method) → tuple field.
-_RENAMED = {"from": "from_", "count": "count_"}
+#: JSON names Python claims (a keyword, a tuple method) → tuple field: ``from`` → ``from_``.
+_RENAMED = renamed_of(ACTIONS)
 
 
 def parse(body: Mapping[str, Any]) -> Action:

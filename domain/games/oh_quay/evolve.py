@@ -7,14 +7,12 @@ follows, and that a game is over (a canal emptied, or the ``max_turns`` cap reac
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from domain.events import MatchEnded
+from domain.games.common import evolve_by
 from domain.games.oh_quay import layout
 from domain.games.oh_quay.cards import BIT
 from domain.games.oh_quay.model import (
-    FINISHED,
     LAUNCHING,
     LOADING,
     OWN,
@@ -196,21 +194,14 @@ def _deal_scored(s: State, e: DealScored) -> State:
     )
 
 
-def _match_ended(s: State, e: MatchEnded) -> State:
-    return s._replace(phase=FINISHED, ranking=tuple(e.ranking))
-
-
-_EVOLVE: dict[type, Callable[[State, Any], State]] = {
-    DealStarted: _deal_started,
-    CargoLoaded: _cargo_loaded,
-    RaftLaunched: _raft_launched,
-    RaftCardTaken: _raft_card_taken,
-    RaftScored: _raft_scored,
-    DealScored: _deal_scored,
-    MatchEnded: _match_ended,
-}
-
-
-def evolve(state: State, event: Any) -> State:
-    """The state after ``event``."""
-    return _EVOLVE[type(event)](state, event)
+#: The state after an event (``MatchEnded`` too: ``domain.games.common``).
+evolve = evolve_by(
+    {
+        DealStarted: _deal_started,
+        CargoLoaded: _cargo_loaded,
+        RaftLaunched: _raft_launched,
+        RaftCardTaken: _raft_card_taken,
+        RaftScored: _raft_scored,
+        DealScored: _deal_scored,
+    }
+)

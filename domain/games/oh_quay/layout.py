@@ -11,9 +11,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from domain.errors import RuleViolation
+from domain.games.options import Option, check, declared
 from domain.table import Table
 
 STANDARD = "standard"
@@ -22,7 +22,13 @@ PLAYERS = 2
 SEATS = (0, 1)
 PILE = 9  # cards per quay and per canal at the deal
 DEFAULT_MAX_TURNS = 200
-OPTIONS = ("max_turns", "first_player")
+#: The table options of ``docs/rules/oh-quay.md`` (Table options).
+OPTIONS: Mapping[str, Option] = declared(
+    Option("max_turns", "int", DEFAULT_MAX_TURNS, "The turns after which a game ends.",
+           minimum=1, unit="turns"),
+    Option("first_player", "seat", None, "Who starts the first game.", choices=SEATS,
+           default_words="the table's first_dealer"),
+)  # fmt: skip
 
 
 def check_variant(variant: str) -> None:
@@ -40,24 +46,9 @@ def check_players(players: int) -> None:
         )
 
 
-def check_options(options: Mapping[str, Any]) -> None:
-    """Unknown options are refused by name, bad values with the rule they break."""
-    for name in options:
-        if name not in OPTIONS:
-            raise RuleViolation(
-                "unknown_option",
-                f"Oh Quay has no rule option {name!r}; its options are {', '.join(OPTIONS)}",
-            )
-    if "max_turns" in options:
-        value = options["max_turns"]
-        if type(value) is not int or value < 1:
-            raise RuleViolation(
-                "invalid_option", f"max_turns is a whole number of turns, at least 1, not {value!r}"
-            )
-    if "first_player" in options:
-        value = options["first_player"]
-        if type(value) is not int or value not in SEATS:
-            raise RuleViolation("invalid_option", f"first_player is seat 0 or 1, not {value!r}")
+def check_options(options: Mapping[str, object]) -> None:
+    """Unknown options are refused by name, bad values with what the option takes."""
+    check("Oh Quay", OPTIONS, options)
 
 
 def max_turns(table: Table) -> int:

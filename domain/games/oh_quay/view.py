@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from domain.events import MatchEnded, TableOpened
+from domain.games.common import visible_events_by
 from domain.games.oh_quay import layout
 from domain.games.oh_quay.actions import body, legal_actions, to_act
 from domain.games.oh_quay.cards import BIT
@@ -108,16 +108,10 @@ def _hidden(pile: Sequence[Any], shown: int = 0) -> tuple[Any, ...]:
     return (*pile[:shown], *(None,) * (len(pile) - shown))
 
 
-def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
-    """The whole log as ``viewer`` may see it: hidden cards replaced by ``None``.
-
-    Needs the whole log because what an event reveals depends on what came after it: a
-    game's cards become public once it is scored, the seed and salt once the match ends, and each
-    card drawn from a quay uncovers the next top for the quay holder's opponent.
-    """
-    if viewer == ORGANISER:
-        return list(events)
-    match_over = any(type(e) is MatchEnded for e in events)
+def _hide_cards(events: Sequence[Any], viewer: Viewer) -> list[Any]:
+    """The log as a seat or the public sees its cards: a game's cards are public once it is
+    scored, and each card drawn from a quay uncovers the next top for the quay holder's
+    opponent (``visible_events``)."""
     scored: set[int] = set()
     # per deal, per quay: cards drawn from it (each draw shows the next top)
     drawn: dict[int, list[int]] = {}
@@ -134,13 +128,8 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
     out: list[Any] = []
     for e in events:
         kind = type(e)
-        if kind is TableOpened:
-            out.append(e if match_over else e._replace(seed=None, salt=None))
-            continue
         if kind is DealStarted:
             deal = e.deal
-            if not match_over:
-                e = e._replace(seed=None)
             if deal in scored:
                 out.append(e)
                 continue
@@ -161,3 +150,7 @@ def visible_events(events: Sequence[Any], viewer: Viewer = None) -> list[Any]:
         else:
             out.append(e)
     return out
+
+
+#: The whole log as a viewer may see it (the seed and salt: ``domain.games.common``).
+visible_events = visible_events_by(_hide_cards)

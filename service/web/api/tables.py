@@ -12,10 +12,10 @@ from service.storage.tablelog import TableLog
 from service.web.api.base import TOKEN_OPTIONAL, Blueprint, organiser_only, seat_or_organiser
 from service.web.auth import Viewer, viewer_of
 from service.web.problems import ApiError
+from service.web.schemas.actions import ActionSchema
+from service.web.schemas.headers import ActionHeadersSchema
 from service.web.schemas.tables import (
-    ActionHeadersSchema,
     ActionResultSchema,
-    ActionSchema,
     EventPageSchema,
     EventQuerySchema,
     StateQuerySchema,

@@ -50,8 +50,9 @@ from service.web.pages.console_base import (
 from service.web.pages.listing import seating_of
 from service.web.pages.scenes import seat_names
 from service.web.pages.session import log_out
+from service.web.schemas.actions import ActionSchema
 from service.web.schemas.lists import ListQuerySchema, TableListQuerySchema
-from service.web.schemas.tables import ActionSchema, TableCreateSchema
+from service.web.schemas.tables import TableCreateSchema
 
 TABLE_SCHEMA = TableCreateSchema()
 ACTION_SCHEMA = ActionSchema()

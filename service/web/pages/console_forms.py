@@ -1,9 +1,10 @@
 """What the organiser's console forms are made of, read from the game registry.
 
-Every rule option a game registers (``GameSpec.options``: "what it takes (default X)")
-becomes one form field: a choice between the quoted words, true/false, or a whole number,
-its default preselected. A form's text comes back as the JSON body ``POST /tables`` and
-``POST /tournaments`` take, so the console checks it with the same schemas and commands.
+Every rule option a game declares (``GameSpec.options``, ``domain.games.options``)
+becomes one form field: a choice between its words, true/false, or a whole number (a
+choice of seats where the game allows only some), its default preselected. A form's text
+comes back as the JSON body ``POST /tables`` and ``POST /tournaments`` take, so the
+console checks it with the same schemas and commands.
 Reading a form only turns text into JSON types (a whole number from ASCII digits, a flag
 from "true" or "false"); what is allowed is the schemas' and the rules' to say.
 
@@ -13,7 +14,6 @@ short simulation between random bots (``domain.bots.simulate``), and remembered.
 
 from __future__ import annotations
 
-import re
 import statistics
 import threading
 from collections.abc import Mapping
@@ -24,13 +24,11 @@ from domain.bots import BOT_NAMES, bot
 from domain.bots.simulate import Simulation, play_match
 from domain.events import event_type
 from domain.games import SPECS, Rules, game
+from domain.games.options import Option
 from domain.games.registry import GameSpec
 
 #: Matches a default-length measurement plays (random bots: a few hundredths of a second each).
 SAMPLE_MATCHES = 9
-_BOOL = "true or false"
-_WORDS = re.compile(r"'([^']+)'")
-_DEFAULT = re.compile(r"\(default:?\s*([^)]*)\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,27 +49,24 @@ class OptionField:
         return self.name.replace("_", " ")
 
 
+def _form_value(value: object) -> str:
+    """A value as a form sends it: ``true``, ``short``, ``4``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def option_field(option: Option) -> OptionField:
+    """A declared option (``domain.games.options``) as a form field."""
+    kind = {"bool": "bool", "choice": "choice"}.get(option.type, "int")
+    choices = ("true", "false") if kind == "bool" else tuple(map(_form_value, option.choices))
+    default = "" if option.default is None else _form_value(option.default)
+    return OptionField(option.name, option.takes, kind, choices, default, option.default_text)
+
+
 def option_fields(spec: GameSpec) -> list[OptionField]:
-    """The form fields of every option the game registers, in the registry's order."""
-    out = []
-    for name, text in spec.options.items():
-        found = _DEFAULT.search(text)
-        default_text = found.group(1).strip() if found else ""
-        takes = text[: found.start()].strip() if found else text
-        words = tuple(_WORDS.findall(takes))
-        if _BOOL in takes:
-            kind, choices = "bool", ("true", "false")
-        elif words:
-            kind, choices = "choice", words
-        else:
-            numbers = tuple(re.findall(r"\b\d+\b", takes))
-            kind = "int"
-            choices = numbers if takes.startswith("seat ") else ()
-        default = default_text.strip("'")
-        if kind == "int" and not re.fullmatch(r"-?\d+", default):
-            default = ""
-        out.append(OptionField(name, takes, kind, choices, default, default_text))
-    return out
+    """The form fields of every option the game declares, in the declared order."""
+    return [option_field(option) for option in spec.options.values()]
 
 
 def read_options(
@@ -91,7 +86,7 @@ def read_options(
                 continue
             options[f.name] = raw == "true"
         elif f.kind == "int":
-            if not _WHOLE.fullmatch(raw):
+            if not _is_whole(raw):
                 errors[f.name] = f"{f.label} takes {f.takes}"
                 continue
             options[f.name] = int(raw)
@@ -100,9 +95,15 @@ def read_options(
     return options, errors
 
 
-#: A whole number as a form sends it: ASCII digits (not "²", not "٣"), a sign, and few
-#: enough digits to read at once; how large it may be is the schema's to say.
-_WHOLE = re.compile(r"[+-]?[0-9]{1,30}")
+#: The most digits a whole number of a form may have: few enough to read at once; how
+#: large it may be is the schema's to say.
+MAX_DIGITS = 30
+
+
+def _is_whole(raw: str) -> bool:
+    """A whole number as a form sends it: ASCII digits (not "²", not "٣") after a sign."""
+    digits = raw[1:] if raw[:1] in ("+", "-") else raw
+    return 1 <= len(digits) <= MAX_DIGITS and digits.isascii() and digits.isdigit()
 
 
 def whole(form: Mapping[str, str], name: str, errors: dict[str, str]) -> int | None:
@@ -110,7 +111,7 @@ def whole(form: Mapping[str, str], name: str, errors: dict[str, str]) -> int | N
     raw = form.get(name, "").strip()
     if raw == "":
         return None
-    if not _WHOLE.fullmatch(raw):
+    if not _is_whole(raw):
         errors[name] = "a whole number, in the digits 0 to 9"
         return None
     return int(raw)
@@ -214,7 +215,7 @@ class _CountingDeals:
         return getattr(self.rules, name)
 
     def evolve(self, state: Any, event: Any) -> Any:
-        if event_type(event) == "DealStarted":
+        if self.rules.spec.landmarks.starts_deal(event_type(event)):
             self.deals += 1
         return self.rules.evolve(state, event)
 

@@ -31,7 +31,7 @@ from service.storage.db import get_database
 from service.storage.eventstore import VersionConflict
 from service.web.pages import session, tableview
 from service.web.problems import ApiError
-from service.web.schemas.tables import ActionSchema
+from service.web.schemas.actions import ActionSchema
 
 blueprint = Blueprint("page_play", __name__)
 ACTION = ActionSchema()

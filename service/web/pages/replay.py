@@ -132,7 +132,7 @@ def _step_scene(
 ) -> Scene:
     shown = game.scene(after, names)
     data = entry["data"]
-    if entry["type"] == "TrickCompleted":
+    if SPECS[game.game].landmarks.completes_trick(entry["type"]):
         shown.centre = [_completed_trick(data, names, game), *shown.centre[1:]]
         return shown
     used = _cards(data)

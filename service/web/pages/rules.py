@@ -3,10 +3,10 @@
 The rules text is the project's own (each game's ``rules`` template, named by its web
 side in ``service/web/pages/games/``, and what each option does, its ``option_words``);
 what the engine accepts is taken from the registry, so a page cannot drift from the
-service on the facts a club types into a table's ``rules``: each option's name and what
-it takes come from the game's ``GameSpec.options``, variants and seat counts from the
-spec, the defaults from the game's own modules, the cards from its deck drawn by the
-pages' faces.
+service on the facts a club types into a table's ``rules``: each option's name, what it
+takes and its default come from the options the game declares (``GameSpec.options``,
+``domain.games.options``, ``first_dealer`` from ``COMMON``), variants and seat counts from
+the spec, the cards from its deck drawn by the pages' faces.
 Other pages link here through :func:`rules_url` (also a template global).
 """
 
@@ -19,23 +19,14 @@ from typing import Any
 from flask import Blueprint, Response, render_template
 from markupsafe import Markup
 
-from domain.games import SPECS, bestia, bottle_imp, oh_quay
-from domain.games.bestia import options as bestia_options
-from domain.games.oh_quay import layout as oh_quay_layout
+from domain.games import SPECS
+from domain.games.options import COMMON
 from domain.games.registry import GameSpec
 from service.web.pages import games
 from service.web.pages.answers import answer_errors_with_pages, html
-from service.web.pages.games.pieces import COMMON_OPTIONS
 from service.web.problems import ApiError
 
 blueprint = Blueprint("rules", __name__)
-
-#: Each option's default as the engine applies it, where it is a plain value.
-DEFAULTS: dict[str, dict[str, Any]] = {
-    bottle_imp.SPEC.id: {},
-    bestia.SPEC.id: dict(bestia_options.DEFAULTS),
-    oh_quay.SPEC.id: {"max_turns": oh_quay_layout.DEFAULT_MAX_TURNS},
-}
 
 
 def rules_url(game: str) -> str:
@@ -66,15 +57,11 @@ class Option:
 def options_of(spec: GameSpec) -> dict[str, Option]:
     """Every name a table of this game accepts in ``rules``, the common ones first, with
     what each does in the words of the game's web side."""
-    defaults = DEFAULTS.get(spec.id, {})
     words = games.pages_of(spec.id).option_words
-    found = {
-        name: Option(name, takes, default, words[name], common=True)
-        for name, (takes, default) in COMMON_OPTIONS.items()
+    return {
+        name: Option(name, o.takes, o.default, words[name], common=name in COMMON)
+        for name, o in {**COMMON, **spec.options}.items()
     }
-    for name, takes in spec.options.items():
-        found[name] = Option(name, takes, defaults.get(name), words[name])
-    return found
 
 
 @blueprint.get("/rules")

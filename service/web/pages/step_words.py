@@ -37,7 +37,9 @@ def _deal_started(data: Mapping[str, Any], names: Names) -> list[Part]:
     return [f"Deal {data['deal']}: {names[data['dealer']]} deals"]
 
 
-def _trick_won(data: Mapping[str, Any], names: Names) -> list[Part]:
+def trick_won(data: Mapping[str, Any], names: Names) -> list[Part]:
+    """A completed trick and its winner (``Landmarks.trick_completed``): a game with
+    tricks words them, with these words or its own."""
     return [f"Trick {data['trick']}: {names[data['winner']]} wins"]
 
 
@@ -55,14 +57,13 @@ def _ruling(data: Mapping[str, Any], names: Names) -> list[Part]:
 
 
 def shared_words(spec: GameSpec) -> dict[str, StepWords]:
-    """The words of the events every game has, by the names ``spec`` gives them: a deal
-    begun and scored, a trick won, the match over, a director's ruling. A game's own
-    words (``GamePages.step_words``) come first."""
+    """The words of the events every game has, by the names ``spec`` declares for them
+    (``GameSpec.landmarks``): a deal begun and scored, the match over, a director's
+    ruling. A game's own words (``GamePages.step_words``) come first."""
+    marks = spec.landmarks
     return {
-        "DealStarted": _deal_started,
-        "TrickCompleted": _trick_won,
-        "DealScored": _deal_scored,
-        "DealSettled": _deal_scored,
+        marks.deal_started.__name__: _deal_started,
+        marks.deal_scored.__name__: _deal_scored,
         MatchEnded.__name__: lambda data, names: ["The match is over"],
         Adjusted.__name__: _ruling,
     }

@@ -17,7 +17,8 @@ from domain.table import ORGANISER, Viewer
 from service.storage.tablelog import TableLog
 from service.web.pages import cards, games
 from service.web.pages.games import scene
-from service.web.pages.moves import SeatMoves, moves
+from service.web.pages.games.checks import undrawn
+from service.web.pages.moves import SeatMoves, Undrawable, moves
 from service.web.pages.scenes import Pile, Scene, Slot, seat_names
 from service.web.pages.session import csrf_token
 
@@ -40,13 +41,15 @@ def viewer_label(viewer: Viewer, names: list[str]) -> str:
 
 
 def deals(log: TableLog) -> list[tuple[int, bool]]:
-    """Each deal of the table and whether it is scored (its cards public)."""
+    """Each deal of the table and whether it is scored (its cards public), by the events
+    its game declares (``GameSpec.landmarks``)."""
+    marks = log.rules.spec.landmarks
     found: dict[int, bool] = {}
     for event in log.events:
         kind = event_type(event)
-        if kind == "DealStarted":
+        if marks.starts_deal(kind):
             found[event.deal] = False
-        elif kind in ("DealScored", "DealSettled"):
+        elif marks.scores_deal(kind):
             found[event.deal] = True
     return sorted(found.items())
 
@@ -54,13 +57,14 @@ def deals(log: TableLog) -> list[tuple[int, bool]]:
 def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
     """The last completed trick of the current deal, as a pile with its winner marked.
 
-    Read from the log's ``TrickCompleted`` events: a trick's cards were played face up, so
-    every viewer has seen them (``GET /events`` shows them to all)."""
+    Read from the log's completed tricks (``Landmarks.trick_completed``): a trick's cards
+    were played face up, so every viewer has seen them (``GET /events`` shows them to all)."""
+    marks = log.rules.spec.landmarks
     for event in reversed(log.events):
         kind = event_type(event)
-        if kind == "DealStarted":
+        if marks.starts_deal(kind):
             return None
-        if kind == "TrickCompleted":
+        if marks.completes_trick(kind):
             won = games.pages_of(log.opened.game).winning_card(event._asdict())
             slots = [
                 Slot(card, names[seat], "winner" if card == won else "")
@@ -113,6 +117,9 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         drawn.centre.append(last)
     table_id = log.id
     game = games.pages_of(log.opened.game)
+    missing = undrawn(log.rules.spec, game)
+    if missing:  # loudly, for every viewer: never a panel silently short of a move
+        raise Undrawable(f"{log.opened.game}: the pages cannot draw an action {missing[0]!r}")
     offered = moves(log, shown, viewer, names, game.drawers)
     live = {
         "version": log.version,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from domain.bots import BOT_NAMES
-from service.web.schemas.tables import GAMES, SeedField, rules_field
+from service.web.schemas.options import rules_field
+from service.web.schemas.tables import GAMES, SeedField
 
 #: Bounds that keep one simulation a reasonable job (its number of matches is bounded by
 #: the server's configuration: ``Config.max_simulation_matches``, 422 ``too_large``).
@@ -45,7 +46,7 @@ class SimulationCreateSchema(Schema):
         metadata={"description": "With max_deals omitted too: the game's default match."},
     )
     max_deals = fields.Integer(allow_none=True, validate=validate.Range(min=1, max=MAX_DEALS))
-    rules = rules_field()
+    rules = rules_field(common=False)
 
 
 class JobCreatedSchema(Schema):

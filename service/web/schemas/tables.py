@@ -1,8 +1,9 @@
-"""Request and response shapes of the tables routes (``docs/api.md``, Tables)."""
+"""Request and response shapes of the tables routes (``docs/api.md``, Tables); an action's
+body is in ``actions.py``, its headers in ``headers.py``, a table's ``rules`` in
+``options.py``."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from marshmallow import (
@@ -14,30 +15,16 @@ from marshmallow import (
     validate,
     validates_schema,
 )
-from werkzeug.http import parse_etags
 
 from domain.bots import BOT_NAMES
-from domain.errors import RuleViolation
 from domain.games import SPECS
 from domain.names import MAX_PERSON
-from domain.rulings import MAX_POINTS, MAX_REASON
-from service.web.problems import ApiError
 from service.web.schemas.common import SignedHeadSchema, name_field, player_id_field
+from service.web.schemas.options import rules_field
 
 GAMES = tuple(SPECS)
-ACTION_TYPES = (
-    "deal",
-    "discard",
-    "pass",
-    "choose_open",
-    "play",
-    "declare",
-    "exchange",
-    "load",
-    "launch",
-    "take",
-    "adjust",
-)
+#: The highest version a query may name (a version is a PostgreSQL ``integer``).
+MAX_VERSION = 2**31 - 1
 
 
 class SeatSchema(Schema):
@@ -66,69 +53,6 @@ class SeatSchema(Schema):
             raise ValidationError("a seat is a person or a bot, not both")
         if not data:
             raise ValidationError("a seat needs a name, a player_id or a bot")
-
-
-#: Seats, positions and counts are small numbers: the schema refuses absurd ones, the engine
-#: those its rules do not allow (``unknown_seat``, ``invalid_position`` …).
-SMALL_NUMBER = validate.Range(min=-1000, max=1000)
-#: The highest version a query may name (a version is a PostgreSQL ``integer``).
-MAX_VERSION = 2**31 - 1
-#: A rule option's value (``rules/*.md``) is a flag, a word or a modest number.
-MAX_OPTION_NUMBER = 10_000
-MAX_OPTION_TEXT = 40
-
-
-class OptionValue(fields.Field):
-    """A rule option's value, within bounds; which options a game takes, with which values,
-    is the engine's to say (``unknown_option``, ``invalid_option``)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault(
-            "metadata",
-            {
-                "oneOf": [
-                    {"type": "boolean"},
-                    {
-                        "type": "integer",
-                        "minimum": -MAX_OPTION_NUMBER,
-                        "maximum": MAX_OPTION_NUMBER,
-                    },
-                    {"type": "string", "maxLength": MAX_OPTION_TEXT},
-                ]
-            },
-        )
-        super().__init__(**kwargs)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int) and abs(value) <= MAX_OPTION_NUMBER:
-            return value
-        if isinstance(value, str) and len(value) <= MAX_OPTION_TEXT:
-            return value
-        raise ValidationError(
-            f"a rule option is true or false, a whole number from -{MAX_OPTION_NUMBER} to "
-            f"{MAX_OPTION_NUMBER} or a word of at most {MAX_OPTION_TEXT} characters"
-        )
-
-
-def _option_name(name: str) -> None:
-    """No game has an option with an empty or a longer name: refused as the engine refuses
-    any name it does not know, ``unknown_option`` (OpenAPI 3.0 cannot bound a key, so the
-    spec could not call this a validation error)."""
-    if not 1 <= len(name) <= MAX_OPTION_TEXT:
-        shown = name[:MAX_OPTION_TEXT]
-        raise RuleViolation("unknown_option", f"no game has a rule option named {shown!r}")
-
-
-def rules_field(**kwargs: Any) -> fields.Dict:
-    """``rules``: the game's options by name (``rules/*.md``), bounded."""
-    return fields.Dict(
-        keys=fields.String(validate=_option_name),
-        values=OptionValue(),
-        load_default=dict,
-        **kwargs,
-    )
 
 
 #: A seed given as a number is a signed 64-bit integer (any longer one is given as text).
@@ -200,109 +124,6 @@ class TableCreatedSchema(Schema):
     variant = fields.String(required=True)
     seats = fields.List(fields.Nested(SeatCreatedSchema), required=True)
     seed_commitment = fields.String(required=True)
-
-
-class CardField(fields.Raw):
-    """A card in the game's notation (``docs/rules/common.md``): an integer or a string."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("metadata", {"oneOf": [{"type": "integer"}, {"type": "string"}]})
-        super().__init__(**kwargs)
-
-
-class ActionSchema(Schema):
-    """``POST /tables/{id}/actions``: one action; its shape per game is in ``docs/api.md``.
-
-    Types are checked here; cards and the game's rules are checked by the engine.
-    """
-
-    class Meta:
-        unknown = RAISE
-
-    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
-    seat = fields.Integer(strict=True, validate=SMALL_NUMBER)
-    card = CardField()
-    left = CardField()
-    right = CardField()
-    opponent = CardField()
-    hand = fields.String()
-    hands = fields.Raw(
-        metadata={"type": "array", "description": "A recorded deal's hands, per seat."}
-    )
-    devil = fields.List(CardField())
-    muestra = CardField()
-    quays = fields.List(fields.List(CardField()))
-    canals = fields.List(fields.List(CardField()))
-    call = fields.String()
-    discard = fields.List(CardField())
-    drawn = fields.List(CardField())
-    from_ = fields.String(data_key="from", attribute="from")  # loads as the engine reads it
-    position = fields.Integer(strict=True, validate=SMALL_NUMBER)
-    count = fields.Integer(strict=True, validate=SMALL_NUMBER)
-    keep = CardField()
-    points = fields.Integer(
-        strict=True,
-        validate=validate.Range(min=-MAX_POINTS, max=MAX_POINTS),
-        metadata={"description": "A ruling's points (or chips), other than 0."},
-    )
-    reason = fields.String(validate=validate.Length(min=1, max=MAX_REASON))
-
-
-#: ``If-Match``: the version the client expects, as an entity tag (quoted, maybe weak).
-IF_MATCH_PATTERN = r'^([Ww]/)?("[0-9]{1,9}"|[0-9]{1,9})$'
-_IF_MATCH = re.compile(IF_MATCH_PATTERN)
-MAX_IDEMPOTENCY_KEY = 200
-
-
-class Header(fields.String):
-    """A header's value: one its route cannot take makes the request malformed, a 400 with
-    its own ``code`` (not a 422 of the body's fields)."""
-
-    def __init__(self, code: str, detail: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.code, self.detail = code, detail
-
-    def deserialize(
-        self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any
-    ) -> Any:
-        try:
-            return super().deserialize(value, attr, data, **kwargs)
-        except ValidationError:
-            raise ApiError(400, self.code, self.detail) from None
-
-
-class ExpectedVersion(Header):
-    """``If-Match: "12"``, read by werkzeug's entity-tag parser (as ``request.if_match``)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        text = super()._deserialize(value, attr, data, **kwargs)
-        if not _IF_MATCH.fullmatch(text):
-            raise ValidationError("not a version")
-        (tag,) = parse_etags(text).as_set(include_weak=True)
-        return int(tag)
-
-
-class ActionHeadersSchema(Schema):
-    """``POST /tables/{id}/actions``: the optional ``If-Match`` and ``Idempotency-Key``."""
-
-    class Meta:
-        unknown = EXCLUDE  # every other header
-
-    expected = ExpectedVersion(
-        "bad_if_match",
-        'If-Match takes the expected version in quotes: If-Match: "12"',
-        data_key="If-Match",
-        metadata={
-            "pattern": IF_MATCH_PATTERN,
-            "description": "The expected current version, in quotes.",
-        },
-    )
-    idempotency_key = Header(
-        "bad_idempotency_key",
-        f"an Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters",
-        data_key="Idempotency-Key",
-        validate=validate.Length(min=1, max=MAX_IDEMPOTENCY_KEY),
-    )
 
 
 class EventSchema(Schema):

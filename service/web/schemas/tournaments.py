@@ -10,7 +10,8 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from domain.names import MAX_PERSON, MAX_TOURNAMENT
 from domain.tournament.pairing import PAIRINGS
 from service.web.schemas.common import SignedHeadSchema, name_field, player_id_field
-from service.web.schemas.tables import GAMES, SeedField, damaged_field, rules_field
+from service.web.schemas.options import rules_field
+from service.web.schemas.tables import GAMES, SeedField, damaged_field
 
 
 class Points(fields.Number):
@@ -30,6 +31,7 @@ class TournamentCreateSchema(Schema):
     game = fields.String(required=True, validate=validate.OneOf(GAMES))
     variant = fields.String(validate=validate.Length(min=1, max=40))
     rules = rules_field(
+        common=False,
         metadata={"description": "The game's options; tables draw their first dealer."}
     )
     table_size = fields.Integer(

@@ -13,6 +13,7 @@ stops it, with a sentence per missing piece.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NoReturn
 
 from flask import Flask
 from jinja2 import Environment, TemplateNotFound
@@ -23,6 +24,7 @@ from service.web.pages.deal_sheet import DealSheet
 from service.web.pages.games import bestia, bottle_imp, oh_quay
 from service.web.pages.games.checks import missing_pieces
 from service.web.pages.games.pieces import GamePages
+from service.web.pages.moves import Undrawable
 from service.web.pages.scenes import Scene, View
 
 #: Every game's web side, one line per game, by its game id.
@@ -57,6 +59,13 @@ def check(app: Flask) -> None:
             "The pages cannot show every registered game (service/web/pages/games/):\n- "
             + "\n- ".join(problems)
         )
+    app.register_error_handler(Undrawable, _loudly)
+
+
+def _loudly(error: Undrawable) -> NoReturn:
+    """A kind of action no drawer draws is the pages' bug, never answered as a refusal:
+    Flask's own handling, a 500 with the traceback logged (raised out of a test client)."""
+    raise error
 
 
 def pages_of(game: str) -> GamePages:

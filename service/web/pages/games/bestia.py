@@ -19,7 +19,7 @@ from service.web.pages.games.pieces import FIRST_DEALER, GamePages, RulesPage
 from service.web.pages.moves import Field, Group, Offer, Value
 from service.web.pages.scenes import Pile as ScenePile
 from service.web.pages.scenes import Scene, Slot, View, panels, slots, trick
-from service.web.pages.step_words import Part, card_parts, who
+from service.web.pages.step_words import Part, card_parts, trick_won, who
 
 # --- the cards: rank and French suit symbol, red or black; el pánfilo marked ---------------
 
@@ -208,6 +208,7 @@ PAGES = GamePages(
         "Declared": lambda data, names: [f"{who(data, names)} says {data['call']}"],
         "CardsExchanged": _exchanged,
         "MoscaWon": _mosca,
+        "TrickCompleted": trick_won,
     },
     step_marks={"MoscaWon": "winner"},
 )

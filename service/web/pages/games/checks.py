@@ -8,18 +8,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from domain.games.options import COMMON
 from domain.games.registry import GameSpec
-from service.web.pages.games.pieces import COMMON_OPTIONS, GamePages
+from service.web.pages.games.pieces import GamePages
 from service.web.pages.step_words import shared_words
 
 
-def _declared_kinds(spec: GameSpec) -> list[str]:
-    """The kinds of action the game declares (``GameSpec.actions``)."""
-    return [str(kind) for kind in getattr(spec, "actions", {})]
+def undrawn(spec: GameSpec, pages: GamePages) -> list[str]:
+    """The kinds of action the game declares (``GameSpec.actions``) that no drawer of its
+    pages draws: the app does not start with one, and no table page is drawn without it."""
+    drawers = pages.drawers or {}
+    return [kind for kind in spec.actions if not callable(drawers.get(kind))]
 
 
 def _option_names(spec: GameSpec) -> list[str]:
-    return [*COMMON_OPTIONS, *spec.options]
+    return [*COMMON, *spec.options]
 
 
 def _face_problems(spec: GameSpec, pages: GamePages) -> list[str]:
@@ -68,10 +71,7 @@ def _problems(spec: GameSpec, pages: GamePages, has_template: Callable[[str], bo
     ]
     if not (isinstance(pages.deal_word, str) and pages.deal_word.strip()):
         found.append("it has no word for a deal")
-    drawers = pages.drawers or {}
-    for kind in _declared_kinds(spec):
-        if not callable(drawers.get(kind)):
-            found.append(f"no drawer draws its action kind {kind!r}")
+    found += [f"no drawer draws its action kind {kind!r}" for kind in undrawn(spec, pages)]
     shared = shared_words(spec)
     for kind in spec.rules.EVENT_TYPES:
         if not callable((pages.step_words or {}).get(kind) or shared.get(kind)):

@@ -15,7 +15,6 @@ from typing import Any
 
 from markupsafe import Markup
 
-from domain.table import Table
 from service.web.pages.cards import Card, Face
 from service.web.pages.deal_sheet import DealSheet
 from service.web.pages.moves import Drawer
@@ -25,14 +24,9 @@ from service.web.pages.step_words import StepWords
 SceneBuilder = Callable[[View, Sequence[str]], Scene]
 
 
-#: What every game takes in ``rules`` besides its own options (``service.application.tables``
-#: reads it before the game sees the rest): name -> (what it takes, its default).
-COMMON_OPTIONS: dict[str, tuple[str, Any]] = {
-    "first_dealer": ("a seat number of the table", Table("", "", ()).first_dealer),
-}
-
-#: The rules pages' words for ``first_dealer``, the option every game takes; each game adds
-#: what is its own (``GamePages.option_words``).
+#: The rules pages' words for ``first_dealer``, the option every game takes
+#: (``domain.games.options.COMMON``); each game adds what is its own
+#: (``GamePages.option_words``).
 FIRST_DEALER = (
     "The seat that is dealer in the first deal (seat 0 unless set). After each deal the role "
     "moves one seat on in the direction of play."
