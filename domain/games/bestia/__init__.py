@@ -15,10 +15,8 @@ from domain.games.bestia.decide import decide
 from domain.games.bestia.evolve import evolve, initial_state
 from domain.games.bestia.model import (
     EVENT_TYPES,
-    ORGANISER,
     DealSettled,
     DealStarted,
-    State,
     TrickCompleted,
 )
 from domain.games.bestia.options import check_options
@@ -74,9 +72,7 @@ __all__ = [
     "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
-    "ORGANISER",
     "SPEC",
-    "State",
     "action_of",
     "adjust",
     "body",

@@ -15,10 +15,8 @@ from domain.games.bottle_imp.decide import decide
 from domain.games.bottle_imp.evolve import evolve, initial_state
 from domain.games.bottle_imp.model import (
     EVENT_TYPES,
-    ORGANISER,
     DealScored,
     DealStarted,
-    State,
     TrickCompleted,
 )
 from domain.games.bottle_imp.places import deck_of, whereabouts
@@ -80,11 +78,7 @@ __all__ = [
     "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
-    "ORGANISER",
-    "SCHEMAS",
     "SPEC",
-    "UPCASTERS",
-    "State",
     "action_of",
     "body",
     "cards_of",

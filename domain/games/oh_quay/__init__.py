@@ -14,7 +14,7 @@ from domain.games.oh_quay.actions import ACTIONS, action_of, body, legal_actions
 from domain.games.oh_quay.cards import DECK, cards_of
 from domain.games.oh_quay.decide import decide
 from domain.games.oh_quay.evolve import evolve, initial_state
-from domain.games.oh_quay.model import EVENT_TYPES, ORGANISER, DealScored, DealStarted, State
+from domain.games.oh_quay.model import EVENT_TYPES, DealScored, DealStarted
 from domain.games.oh_quay.places import deck_of, whereabouts
 from domain.games.oh_quay.view import view, visible_events
 from domain.games.registry import GameSpec
@@ -59,9 +59,7 @@ __all__ = [
     "DEFAULT_VARIANT",
     "EVENT_TYPES",
     "GAME_ID",
-    "ORGANISER",
     "SPEC",
-    "State",
     "action_of",
     "body",
     "cards_of",
