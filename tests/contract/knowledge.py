@@ -20,30 +20,20 @@ from domain.games.registry import GameSpec
 from domain.table import ORGANISER, Viewer
 from tests.contract.cards import Card
 from tests.contract.matches import Match
-from tests.contract.sights import SIGHTS
-
-
-def sight_of(spec: GameSpec) -> ModuleType:
-    """The game's sight, or a failure that says what to write."""
-    found = SIGHTS.get(spec.id)
-    assert found is not None, (
-        f"{spec.id} has no sight: write tests/contract/sights/<game>.py from "
-        f"docs/rules/<game>.md (Hidden information) and list it in SIGHTS"
-    )
-    return found
+from tests.contract.sights import sight_of
 
 
 class Knowledge:
     """Per viewer (``None``: the public) and deal, the version each card was first seen."""
 
-    def __init__(self, spec: GameSpec, seats: int) -> None:
-        self.sight = sight_of(spec)
+    def __init__(self, spec: GameSpec, seats: int, sight: ModuleType | None = None) -> None:
+        self.sight = sight or sight_of(spec)
         self.seats = seats
         self.first_seen: dict[tuple[Viewer, int], dict[Card, int]] = defaultdict(dict)
 
     @classmethod
-    def of(cls, match: Match) -> Knowledge:
-        known = cls(match.spec, len(match.table.seats))
+    def of(cls, match: Match, sight: ModuleType | None = None) -> Knowledge:
+        known = cls(match.spec, len(match.table.seats), sight)
         for version in match.versions:
             known.learn(version, match.log[version - 1], match.state(version))
         return known

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from domain.events import MatchEnded, to_data
 from domain.games import game
 from domain.table import ORGANISER
+from tests.contract import sights
 from tests.contract.cards import cards_in
 from tests.contract.checks import (
     check_actions,
@@ -116,3 +117,18 @@ def test_the_card_fields_find_every_card_and_nothing_else(case: Case, d: Draw) -
         if state.deal:
             unfound = set(rules.whereabouts(state)) - cards_in(spec, view) - logged
             assert not unfound, f"version {version}: no card field holds {sorted(unfound)}"
+
+
+@pytest.mark.parametrize("case", EVERY_CASE)
+@budget(2)
+@given(d=draws)
+def test_the_common_sight_lets_no_viewer_know_more_than_the_games_own(case: Case, d: Draw) -> None:
+    """The sight a game without one of its own is held to (``sights/common.py``) is never
+    laxer than the rules text of a game: it could not pass a leak that game's sight sees."""
+    match = played(case, d)
+    own, common = Knowledge.of(match), Knowledge.of(match, sights.common)
+    for version in match.versions:
+        for viewer in (*range(case.players), None):
+            for deal in range(match.deal_at(version) + 1):
+                laxer = common.may_know(version, viewer, deal) - own.may_know(version, viewer, deal)
+                assert not laxer, f"version {version}, {viewer}, deal {deal}: {laxer}"

@@ -8,7 +8,7 @@ dealt by the test and their exchanges draw cards the test picks by the rules tex
 The properties are checked on every event, action or deal. Expectations come from the
 rules text (a small independent model below), not from the engine's helpers.
 What every game must do (replay through JSON, the same seed giving the same log, legal
-actions accepted, hands withheld, matches ending ranked) is ``test_game_contract.py``.
+actions accepted, hands withheld, matches ending ranked) is ``tests/contract/``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the seat from ``to_act``, an entry drawn from ``legal_actions``, the events fold
 state. The properties are then checked on every event, action or game of that match.
 Expectations are computed from the rules text, not from the engine's helpers.
 What every game must do (replay through JSON, the same seed giving the same log, legal
-actions accepted, hands withheld, matches ending ranked) is ``test_game_contract.py``.
+actions accepted, hands withheld, matches ending ranked) is ``tests/contract/``.
 """
 
 from __future__ import annotations

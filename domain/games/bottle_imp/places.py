@@ -1,5 +1,5 @@
 """Where every card of a deal lies: the game contract checks that no event loses or
-copies a card (``tests/domain/test_game_contract.py``)."""
+copies a card (``tests/contract/``)."""
 
 from __future__ import annotations
 
