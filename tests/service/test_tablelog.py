@@ -33,13 +33,17 @@ def test_two_processes_sharing_a_database_agree_with_a_fresh_replay(tmp_path: Pa
     )
     table_id = created["id"]
     rng = random.Random(7)
+    version, compared = 1, 0
     for step in range(60):
         client = clients[rng.randrange(2)]
         state = client.get(f"/tables/{table_id}/state", headers=ORGANISER).get_json()
+        assert state["version"] == version  # each process sees the other's appends
         action = rng.choice(state["legal_actions"])
         response = client.post(f"/tables/{table_id}/actions", json=action, headers=ORGANISER)
         assert response.status_code == 201, response.get_json()
+        version = response.get_json()["version"]
         if step % 10 == 9:
+            compared += 1
             for app in (one, two):
                 with app.app_context(), get_database().reading() as connection:
                     cached = table_logs().load(connection, table_id)
@@ -47,6 +51,8 @@ def test_two_processes_sharing_a_database_agree_with_a_fresh_replay(tmp_path: Pa
                 assert cached.state == replayed.state
                 assert cached.rows == replayed.rows
                 assert g.view(cached.state, "organiser") == g.view(replayed.state, "organiser")
+                assert cached.version == version
+    assert compared == 6 and version > 60  # sixty actions, each one event or more
 
 
 def test_an_earlier_version_is_replayed_from_the_start(tmp_path: Path) -> None:
@@ -62,9 +68,11 @@ def test_an_earlier_version_is_replayed_from_the_start(tmp_path: Path) -> None:
     for _ in range(12):
         state = client.get(f"/tables/{table_id}/state", headers=ORGANISER).get_json()
         seen[state["version"]] = state
-        client.post(
+        acted = client.post(
             f"/tables/{table_id}/actions", json=state["legal_actions"][0], headers=ORGANISER
         )
+        assert acted.status_code == 201, acted.get_json()
+    assert len(seen) == 12 and min(seen) == 1  # twelve versions, from the first
     for version, state in seen.items():
         again = client.get(f"/tables/{table_id}/state?version={version}", headers=ORGANISER)
         assert again.get_json() == state

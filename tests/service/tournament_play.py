@@ -66,14 +66,20 @@ def seat_round(client: FlaskClient, tournament: str) -> Json:
 
 def play_table(client: FlaskClient, table: str, rng: random.Random) -> Json:
     """Random legal actions (the organiser acts for every seat, bots included) until the
-    match ends; the table's summary."""
+    match ends; the table's summary. Each action is appended at the version it was chosen
+    at, and the match takes some: a table found finished already is an error."""
+    actions = 0
     while True:
         response = client.get(f"/tables/{table}/state", headers=ORGANISER)
         state = created(response, 200)
         if state["status"] == "finished":
-            return created(client.get(f"/tables/{table}"), 200)
+            summary = created(client.get(f"/tables/{table}"), 200)
+            assert actions > 0 and summary["version"] == state["version"] > actions, summary
+            return summary
         action = rng.choice(state["legal_actions"])
-        created(client.post(f"/tables/{table}/actions", json=action, headers=ORGANISER))
+        answer = created(client.post(f"/tables/{table}/actions", json=action, headers=ORGANISER))
+        assert answer["version"] == state["version"] + len(answer["events"]) > state["version"]
+        actions += 1
 
 
 def play_round(client: FlaskClient, tournament: str, rng: random.Random) -> tuple[Json, list[Json]]:
@@ -121,7 +127,11 @@ class Reckoning:
             self.bye(bye["entry"], bye_worth)
 
     def matches(self, rows: list[Json]) -> None:
-        """The API's rows agree with the reckoning, and are in order."""
+        """The API's rows agree with the reckoning, and are in order: one row per entry,
+        every entry reckoned among them."""
+        entries = [row["entry"] for row in rows]
+        assert rows and len(set(entries)) == len(entries), entries
+        assert set(self.tables) | set(self.byes) <= set(entries), entries
         for row in rows:
             entry = row["entry"]
             assert row["match_points"] == self.points[entry], row
