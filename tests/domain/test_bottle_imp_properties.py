@@ -41,6 +41,7 @@ from domain.games.bottle_imp.places import undelivered
 from domain.match import MatchRules
 from domain.shuffle import shuffle
 from domain.table import SeatSpec, Table
+from tests.contract.cards import cards_in
 
 VARIANTS = [("standard", 3), ("standard", 4), ("lopaka", 2), ("bright-house", 2)]
 LOPAKA = 2  # Lopaka's seat in the lopaka variant
@@ -245,42 +246,6 @@ def hidden_from(state: State, viewer: int | None) -> set[int]:
     return secret - known
 
 
-def _cards_in(value: Any, out: set[int]) -> None:
-    """Every card (integer) in a JSON value made of lists, dicts, integers and ``None``."""
-    if type(value) is int:
-        out.add(value)
-    if not isinstance(value, list | tuple | dict):
-        return
-    for v in value.values() if isinstance(value, dict) else value:
-        if type(v) is int:
-            out.add(v)
-        elif isinstance(v, list | tuple | dict):
-            _cards_in(v, out)
-
-
-def view_cards(v: dict[str, Any]) -> set[int]:
-    """The cards in a view's card-valued fields (not in counts such as ``hand_sizes``)."""
-    out: set[int] = set()
-    for key in ("hands", "discards", "passes", "received", "devil_trick", "won"):
-        _cards_in(v[key], out)
-    _cards_in([c["card"] for c in v["trick"]["cards"]], out)
-    _cards_in(v["bottle"]["price"], out)
-    fields = ("card", "left", "right", "opponent")
-    _cards_in([[a.get(k) for k in fields] for a in v["legal_actions"]], out)
-    return out
-
-
-EVENT_CARD_FIELDS = ("hands", "devil", "card", "left", "right", "opponent", "received", "cards",
-                     "price", "devil_trick")  # fmt: skip
-
-
-def event_cards(event: Any) -> set[int]:
-    data = to_data(event)
-    out: set[int] = set()
-    _cards_in([data.get(k) for k in EVENT_CARD_FIELDS], out)
-    return out
-
-
 def assert_nothing_leaks(state: State, deal_log: list[Any], fresh: int) -> None:
     """No view and no redacted log of the deal in progress shows a card hidden from it.
 
@@ -293,14 +258,14 @@ def assert_nothing_leaks(state: State, deal_log: list[Any], fresh: int) -> None:
         secret = hidden_from(state, viewer)
         if not secret:
             continue
-        shown = view_cards(g.view(state, viewer)) & secret
+        shown = cards_in(g.SPEC, g.view(state, viewer)) & secret
         assert not shown, f"view of {viewer!r} in {state.phase} shows {sorted(shown)}"
         visible = g.visible_events([opened, *deal_log], viewer)[1:]
         assert len(visible) == len(deal_log)
         for i, event in enumerate(visible):
             if i < len(visible) - fresh and isinstance(event, CardPlayed | TrickCompleted):
                 continue
-            shown = event_cards(event) & secret
+            shown = cards_in(g.SPEC, event) & secret
             assert not shown, f"{viewer!r} sees {sorted(shown)} in {event}"
             if isinstance(event, DealStarted):
                 assert event.seed is None, "the deal seed is secret until the match ends"
