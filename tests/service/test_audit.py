@@ -33,7 +33,7 @@ from sqlalchemy import delete, select, update
 from werkzeug.test import TestResponse
 
 from domain.errors import RuleViolation
-from domain.games import GAMES
+from domain.games import GAMES, SPECS
 from domain.match import MatchRules
 from domain.shuffle import shuffle
 from domain.table import SeatSpec, Table
@@ -43,6 +43,7 @@ from service.storage.db import get_database
 from service.storage.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
 from service.storage.guard import Guard
 from service.storage.models import events, streams
+from tests.contract.cards import cards_in
 from tests.helpers import ADMIN_TOKEN, make_test_app
 from tests.service.log_damage import tampering
 
@@ -396,21 +397,7 @@ def test_a_server_chosen_seed_is_committed_at_creation_and_re_deals_once_reveale
 
 # --- deal history ----------------------------------------------------------------------------
 
-CARD_KEYS = frozenset(
-    {"hands", "card", "left", "right", "opponent", "devil", "received", "cards", "price"}
-)
-
-
-def card_values(value: Any, is_card: bool = False) -> Iterator[int]:
-    """Every integer under a card-valued field (Bottle Imp cards are integers)."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            yield from card_values(inner, is_card or key in CARD_KEYS)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from card_values(inner, is_card)
-    elif is_card and type(value) is int:
-        yield value
+BOTTLE_IMP = SPECS["bottle-imp"]
 
 
 def seeds_in(value: Any) -> Iterator[Any]:
@@ -483,7 +470,7 @@ def test_a_seat_sees_its_own_hand_and_choices_but_nothing_hidden_of_the_others(
             assert seen["legal"] == expected, (seen, real)
     played = {e["data"]["card"] for e in whole["events"] if e["type"] == "CardPlayed"}
     known = set(whole["dealt"]["hands"][seat]) | set(now["received"][seat]) | played | {19}
-    leaked = set(card_values(mine)) - known
+    leaked = cards_in(BOTTLE_IMP, mine) - known
     assert not leaked, f"seat {seat}'s history shows cards it may not know: {sorted(leaked)}"
 
 
@@ -494,7 +481,7 @@ def test_the_public_sees_no_hidden_card_of_a_deal_in_progress(client: FlaskClien
     assert public["dealt"]["hands"] == [None, None, None]
     assert all(e.get("legal") is None for e in public["events"])
     played = {e["data"]["card"] for e in whole["events"] if e["type"] == "CardPlayed"}
-    leaked = set(card_values(public)) - played - {19}
+    leaked = cards_in(BOTTLE_IMP, public) - played - {19}
     assert not leaked, f"the public history shows hidden cards {sorted(leaked)}"
 
 
