@@ -230,14 +230,13 @@ def test_shown_once_forms_sent_twice_issue_nothing_new(client: FlaskClient) -> N
     assert client.get(f"/tables/{table.id}/state", headers=headers).status_code == 200
 
     tournament = new_tournament(client, "Ann", "Bo", "Cy")
-    assert client.post(f"/tournaments/{tournament}/rounds", headers=ORGANISER).status_code == 201
-    first, second = twice(client, f"/console/tournaments/{tournament}/rounds/1/slips")
+    path = f"/console/tournaments/{tournament}/entries/1/token"  # a person's new link
+    first, second = twice(client, path, {"sure": "yes"})
     assert first.status_code == 200 and second.status_code == 409
-    links = re.findall(r"/tables/([0-9a-f]{32})/view\?token=([\w-]+)", text(first))
-    assert len(links) == 3 and "view?token=" not in text(second)
-    for table_id, seat_token in links:  # the first slips still open their seats
-        headers = {"Authorization": f"Bearer {seat_token}"}
-        assert client.get(f"/tables/{table_id}/state", headers=headers).status_code == 200
+    token = re.search(r"/me\?token=([\w-]+)", text(first))
+    assert token and "me?token=" not in text(second)
+    headers = {"Authorization": f"Bearer {token.group(1)}"}  # the first one still opens
+    assert client.get(f"/tournaments/{tournament}/me", headers=headers).status_code == 200
 
 
 def test_a_refused_form_can_be_sent_again_and_a_key_serves_one_form(client: FlaskClient) -> None:
