@@ -26,15 +26,12 @@ from tests.contract.checks import assert_may_know, assert_no_secret, garbage, wh
 from tests.contract.knowledge import Knowledge
 from tests.contract.matches import Case
 from tests.helpers import ADMIN_TOKEN
+from tests.pages.tables import STYLE, browser_of, embedded, page_cards
 from tests.pages.tables import Table as PageTable
-from tests.pages.tables import browser_of
 
 Json = dict[str, Any]
 
-CARD_ATTRIBUTE = re.compile(r'data-card="([^"]*)"')
 JSON_ATTRIBUTE = re.compile(r"data-(?:action|actions|pick)='([^']*)'")
-JSON_SCRIPT = re.compile(r'<script type="application/json" id="[^"]+">(.*?)</script>', re.S)
-STYLE = re.compile(r"<style>.*?</style>", re.S)
 WORD = re.compile(r"[\w-]+")  # a card written as a word is a whole one: "ace-moons", "10H"
 
 
@@ -195,19 +192,17 @@ def check_records(walk: Walk, viewer: Viewer) -> None:
         assert replay.status_code == (200 if scored else 403), f"{name}: deal {deal}'s replay"
 
 
-def page_cards(spec: GameSpec, page: str) -> set[Card]:
+def cards_on_page(spec: GameSpec, page: str) -> set[Card]:
     """The cards a page names: ``data-card`` attributes, action bodies in ``data-action``
     (and a builder's ``data-actions`` and ``data-pick``), and its embedded JSON."""
     texts = card_texts(spec)
-    named = {html.unescape(text) for text in CARD_ATTRIBUTE.findall(page)}
+    named = set(page_cards(page))
     unknown = named - set(texts)
     assert not unknown, f"the page draws cards the game does not have: {sorted(unknown)}"
     found: set[Card] = {texts[text] for text in named}
     for body in JSON_ATTRIBUTE.findall(page):
         found |= cards_in(spec, json.loads(html.unescape(body)))
-    for body in JSON_SCRIPT.findall(page):
-        found |= cards_in(spec, json.loads(body))
-    return found
+    return found | cards_in(spec, embedded(page))
 
 
 def words_in(spec: GameSpec, page: str) -> set[Card]:
@@ -220,7 +215,7 @@ def words_in(spec: GameSpec, page: str) -> set[Card]:
 
 def check_page(walk: Walk, viewer: Viewer) -> None:
     """``GET /tables/{id}/view`` from the viewer's own browser renders and names no card the
-    viewer may not know, nor the seed or the salt before the match ends."""
+    viewer may not know, nor the seed or the salt before the match ends, nor its token."""
     page_table = PageTable(walk.id, list(walk.tokens), {})
     browser = browser_of(walk.client, page_table, viewer)
     response = browser.get(f"/tables/{walk.id}/view")
@@ -229,9 +224,11 @@ def check_page(walk: Walk, viewer: Viewer) -> None:
     page = response.get_data(as_text=True)
     where = f"the page of {name} at version {walk.version}"
     allowed = walk.may_know(viewer, walk.deal_at(walk.version))
-    assert_may_know(where, page_cards(walk.spec, page) | words_in(walk.spec, page), allowed)
+    assert_may_know(where, cards_on_page(walk.spec, page) | words_in(walk.spec, page), allowed)
     if not walk.over and viewer != ORGANISER:
         assert_no_secret(where, [page], walk.table)
+    token = walk.headers(viewer).get("Authorization", "").removeprefix("Bearer ")
+    assert not token or token not in page, f"{where} holds the viewer's token"
 
 
 def check_everyone(walk: Walk, records: bool = False) -> None:

@@ -13,7 +13,8 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from domain.games import GAMES
+from domain.games import GAMES, SPECS
+from tests.contract.cards import cards_in
 from tests.factories import table_body
 from tests.helpers import ADMIN_TOKEN
 
@@ -172,6 +173,7 @@ def playing(s: Json) -> bool:
 
 CARD_ATTR = re.compile(r'data-card="([^"]*)"')
 JSON_SCRIPT = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+STYLE = re.compile(r"<style>.*?</style>", re.S)
 
 
 def page_cards(page: str) -> list[str]:
@@ -202,22 +204,9 @@ def leaves(value: Any) -> Iterator[Any]:
 
 
 def cards_in_view(view: Json) -> set[str]:
-    """Every card a view shows, from its card-holding fields only (Bottle Imp cards are
-    integers, as are versions and sizes)."""
-    game = view["game"]
-    trick = [c["card"] for c in view["trick"]["cards"]]
-    if game == "bottle-imp":
-        parts = [view["hands"], view["discards"], view["passes"], view["received"],
-                 view["devil_trick"], view["won"], trick, view["bottle"]["price"]]  # fmt: skip
-    elif game == "bestia":
-        exchanges = [[e["discarded"], e["drawn"]] for e in view["exchanges"] if e]
-        parts = [view["hands"], exchanges, trick, view["muestra"], view["stock"],
-                 view["laid_aside"]]  # fmt: skip
-    else:
-        quays = [[q["top"], q["cards"]] for q in view["quays"]]
-        launch = (view["launch"] or {}).get("cards")
-        parts = [view["hands"], view["canals"], quays, view["score_piles"], launch]
-    return {str(c) for c in leaves(parts)}
+    """Every card a view shows, as a page writes it (``data-card``), found by the game's
+    card fields (``tests/contract/cards.py``)."""
+    return {str(card) for card in cards_in(SPECS[view["game"]], view)}
 
 
 def hidden_in_view(view: Json) -> int:

@@ -12,7 +12,7 @@ public, each seat's token, the organiser's token.
 
 - ``GET /`` answers 200 and draws no card;
 - ``GET /tables/{id}/view`` answers 200 and shows exactly its viewer's ``GET /state``
-  (the checks of ``test_redaction.assert_shows_only_its_view``);
+  (no card beyond it, one face-down back per card it hides);
 - ``GET /tables/{id}/deals/{k}/replay`` for each deal so far: 200 to the organiser, to
   the others 200 once the deal is scored and 403 (with no card) before; its steps are the
   deal's events, every card it draws is a card of that deal as the viewer's own
@@ -55,6 +55,7 @@ from tests.factories import table_body
 from tests.helpers import make_test_app
 from tests.pages.tables import (
     ORGANISER,
+    STYLE,
     Json,
     Table,
     backs,
@@ -67,7 +68,6 @@ from tests.pages.tables import (
     page_cards,
     state,
 )
-from tests.pages.test_redaction import STYLE
 
 Viewer = int | str | None
 FACES = re.compile(r'<template id="faces">.*?</template>', re.S)
@@ -329,7 +329,8 @@ def assert_replay_pages(client: FlaskClient, table: Table, now: Json, fetched: F
 
 
 def assert_table_page(client: FlaskClient, table: Table, viewer: Viewer, everything: Json) -> None:
-    """``test_redaction.assert_shows_only_its_view``, given the organiser's state."""
+    """The page shows its viewer's ``GET /state``, no card beyond it and one back per card
+    it hides, given the organiser's state."""
     seen = everything if viewer == "organiser" else state(client, table, viewer)
     played = last_trick_cards(client, table, viewer)  # face up in the last trick
     shown = cards_in_view(seen) | played
