@@ -1,6 +1,8 @@
 """Bestia and Oh Quay through the same API as The Bottle Imp: created, dealt (seeded or
-recorded), played to the end of a match by the seats' own tokens, read back, and never
-showing a seat what it may not see."""
+recorded), played to the end of a match by the seats' own tokens, read back. What each seat
+and the public is shown on the way is checked against what it may know from the organiser's
+log (``tests/contract/knowledge.py``); every game's every answer and page is the contract's
+(``tests/contract/test_over_http.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from domain.games import SPECS
+from tests.contract.cards import cards_in
+from tests.contract.checks import assert_may_know
+from tests.contract.http import Walk
 from tests.helpers import ADMIN_TOKEN
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -28,21 +34,30 @@ def open_table(client: FlaskClient, body: Json) -> tuple[str, list[str]]:
 
 
 def play_out(client: FlaskClient, table: str, tokens: list[str], seed: int) -> int:
-    """Each seat acts with its own token, choosing among the legal actions it is shown."""
+    """Each seat acts with its own token, choosing among the legal actions it is shown; the
+    public's state and the acting seat's hold no card they may not know."""
     rng = random.Random(seed)
+    game = client.get(f"/tables/{table}").get_json()["game"]
+    walk = Walk(client, SPECS[game], table, list(tokens))
+    walk.follow()
     actions = 0
     while True:
+        deal = walk.deal_at(walk.version)
         state = client.get(f"/tables/{table}/state").get_json()
+        assert_may_know("the public state", cards_in(walk.spec, state), walk.may_know(None, deal))
         if state["status"] == "finished":
             return actions
         seat = rng.choice(state["to_act"])
         mine = client.get(f"/tables/{table}/state", headers=bearer(tokens[seat])).get_json()
+        where = f"seat {seat}'s state at version {walk.version}"
+        assert_may_know(where, cards_in(walk.spec, mine), walk.may_know(seat, deal))
         assert mine["legal_actions"], mine
         action = rng.choice(mine["legal_actions"])
         response = client.post(
             f"/tables/{table}/actions", json=action, headers=bearer(tokens[seat])
         )
         assert response.status_code == 201, (action, response.get_json())
+        walk.follow()
         actions += 1
 
 
