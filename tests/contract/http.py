@@ -21,6 +21,7 @@ from domain.games import game
 from domain.games.registry import GameSpec
 from domain.replay import event_from_json
 from domain.table import ORGANISER, Table, Viewer
+from service.web.schemas.actions import ActionSchema
 from tests.contract.cards import Card, card_texts, cards_in
 from tests.contract.checks import assert_may_know, assert_no_secret, garbage, who
 from tests.contract.knowledge import Knowledge
@@ -284,10 +285,12 @@ def foreign(walk: Walk, seat: int, action: Json, rng: random.Random) -> tuple[Js
 
 def act(walk: Walk, rng: random.Random) -> None:
     """A seat to act takes one of the actions it is offered, after garbage and a card it
-    does not hold are refused."""
+    does not hold are refused; every action offered is a body the API's schema takes."""
     seat = rng.choice(walk.json(f"/tables/{walk.id}/state", ORGANISER)["to_act"])
     offered = walk.json(f"/tables/{walk.id}/state", seat)["legal_actions"]
     assert offered, f"seat {seat} is to act and is offered nothing"
+    for body in offered:
+        assert ActionSchema().load(body) == body, f"the API's schema changes {body}"
     action = rng.choice(offered)
     check_refused(walk, seat, rng.choice(list(garbage(action))))
     swapped = foreign(walk, seat, action, rng)

@@ -9,6 +9,7 @@ What only one game has (its scoring, rule codes, recorded deals, options) stays 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -26,14 +27,14 @@ from tests.contract.checks import (
     strings,
 )
 from tests.contract.knowledge import Knowledge
-from tests.contract.matches import EVERY_CASE, Case, Draw, draws, play, table_of
+from tests.contract.matches import EVERY_CASE, Case, Draw, Match, draws, play, table_of
 
 
 def budget(examples: int) -> settings:
     return settings(max_examples=examples, deadline=None)
 
 
-def played(case: Case, d: Draw):  # type: ignore[no-untyped-def]
+def played(case: Case, d: Draw) -> Match:
     return play(case.spec, table_of(case, d), random.Random(d.rng_seed))
 
 
@@ -71,7 +72,13 @@ def test_legal_actions_are_taken_and_garbage_refused(case: Case, d: Draw) -> Non
 @budget(3)
 @given(d=draws)
 def test_the_same_seed_and_choices_give_the_same_log(case: Case, d: Draw) -> None:
+    """And an integer seed deals as its decimal string (``docs/rules/common.md``,
+    Deterministic shuffling, rule 1)."""
     assert played(case, d).log == played(case, d).log
+    table = table_of(case, d)
+    as_text, as_int = replace(table, seed=str(d.rng_seed)), replace(table, seed=d.rng_seed)
+    logs = [play(case.spec, t, random.Random(d.rng_seed)).log[1:] for t in (as_text, as_int)]
+    assert logs[0] == logs[1]
 
 
 @pytest.mark.parametrize("case", EVERY_CASE)

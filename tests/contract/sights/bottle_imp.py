@@ -1,10 +1,11 @@
 """The Bottle Imp's sight (``docs/rules/bottle-imp.md``, Hidden information).
 
-A seat sees its own hand or hands (what it was dealt and received; its discard and passes
-came from them). Everyone sees the cards played to tricks, the won piles, the price card
-(the start card 19 until the bottle is first bought); Lopaka's hand once the exchange is done
-(``lopaka``, rule 2) and a Bright House pile once chosen open (``bright-house``, rule 3).
-The devil's trick stays hidden until the deal is scored, when everything of it is public.
+A seat sees its own hand or hands: what it was dealt and received (its discard and passes
+came from them). Everyone sees the cards played to tricks, the won piles and the price
+card (the start card 19 until the bottle is first bought), Lopaka's hand once the exchange
+is done (``lopaka``, rule 2) and a Bright House pile once chosen open (``bright-house``,
+rule 3). The devil's trick stays hidden until the deal is scored (rule 6), when everything
+of the deal is public.
 """
 
 from __future__ import annotations
