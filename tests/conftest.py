@@ -122,3 +122,19 @@ def app(sqlite_url: str) -> Iterator[Flask]:
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
+
+
+@pytest.fixture
+def brokerless(sqlite_url: str, closed_port: int) -> Iterator[Flask]:
+    """An app whose ``REDIS_URL`` points at a port nothing listens on: every task is lost."""
+    app = make_test_app(sqlite_url, redis_url=f"redis://127.0.0.1:{closed_port}/0")
+    yield app
+    get_database(app).engine.dispose()
+
+
+@pytest.fixture
+def pg_app(postgres_url: str) -> Iterator[Flask]:
+    """An app on this session's PostgreSQL schema, no broker (tasks run eagerly)."""
+    app = make_test_app(postgres_url)
+    yield app
+    get_database(app).engine.dispose()

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from domain.audit import Problem, deal_history, recheck
-from domain.errors import RuleViolation
 from domain.events import TableOpened, event_type, from_data, to_data
 from domain.games import GAMES, game
 from domain.games.bottle_imp import cards_of
@@ -20,32 +19,12 @@ from domain.games.bottle_imp.model import CardPlayed, DealStarted, PassesDeliver
 from domain.match import MatchRules
 from domain.rulings import Adjust, Adjusted
 from domain.table import ORGANISER, SeatSpec, Table
-
-#: Variants and player counts per game; a game registered later is played in its default
-#: variant by the fewest players it accepts.
-SETUPS: dict[str, list[tuple[str, int]]] = {
-    "bottle-imp": [("standard", 3), ("standard", 4), ("lopaka", 2), ("bright-house", 2)],
-    "oh-quay": [("standard", 2)],
-    "bestia": [("standard", 3)],
-}
+from tests.helpers import setups_of
 
 
 def table(game_id: str, variant: str, players: int, max_deals: int = 2) -> Table:
     seats = tuple(SeatSpec(name=f"P{s}") for s in range(players))
     return Table(game_id, variant, seats, MatchRules(None, max_deals), f"audit-{variant}", 0)
-
-
-def setups_of(game_id: str) -> list[tuple[str, int]]:
-    if game_id in SETUPS:
-        return SETUPS[game_id]
-    module = GAMES[game_id]
-    for players in range(2, 9):
-        try:
-            module.initial_state(table(game_id, module.DEFAULT_VARIANT, players))
-        except RuleViolation:
-            continue
-        return [(module.DEFAULT_VARIANT, players)]
-    raise AssertionError(f"no player count from 2 to 8 opens a {game_id} table")
 
 
 EVERY_SETUP = [

@@ -15,7 +15,7 @@ import logging
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +30,7 @@ from service.application.tables import ATTEMPTS, table_logs
 from service.storage.db import get_database
 from service.storage.eventstore import EventStore
 from service.storage.models import events, idempotency_keys
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN
 
 pytestmark = pytest.mark.integration
 
@@ -38,13 +38,6 @@ ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 RACERS = 16
 
 Request = Callable[[FlaskClient], TestResponse]
-
-
-@pytest.fixture
-def pg_app(postgres_url: str) -> Iterator[Flask]:
-    app = make_test_app(postgres_url)
-    yield app
-    get_database(app).engine.dispose()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -18,8 +17,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from service.storage.db import get_database
-from tests.helpers import make_test_app
 from tests.service.test_projections_rebuild import rebuild, snapshot
 from tests.service.tournament_play import (
     ORGANISER,
@@ -33,13 +30,6 @@ from tests.service.tournament_play import (
 )
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def pg_app(postgres_url: str) -> Iterator[Flask]:
-    app = make_test_app(postgres_url)
-    yield app
-    get_database(app).engine.dispose()
 
 
 def play_until_one_card_left(client: FlaskClient, table: str, rng: random.Random) -> Json:

@@ -22,7 +22,6 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +31,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import delete, select, update
 from werkzeug.test import TestResponse
 
-from domain.errors import RuleViolation
 from domain.games import GAMES, SPECS
-from domain.match import MatchRules
 from domain.shuffle import shuffle
-from domain.table import SeatSpec, Table
 from service.core.signing import new_private_key
 from service.running.cli import main as cardledger
 from service.storage.db import get_database
@@ -44,89 +40,32 @@ from service.storage.eventstore import GENESIS, canonical_event, canonical_json,
 from service.storage.guard import Guard
 from service.storage.models import events, streams
 from tests.contract.cards import cards_in
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import (
+    NDJSON,
+    ORGANISER,
+    Headers,
+    Json,
+    OpenTable,
+    assert_problem,
+    export_of,
+    import_file,
+    make_test_app,
+    open_table,
+    setups_of,
+)
 from tests.service.log_damage import tampering
 
 # --- helpers ---------------------------------------------------------------------------------
 
-Headers = dict[str, str]
-Json = dict[str, Any]
-
-ORGANISER: Headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PUBLIC: Headers = {}
-NDJSON = "application/x-ndjson"
-
-
-def bearer(token: str) -> Headers:
-    return {"Authorization": f"Bearer {token}"}
-
-
-#: The variants and player counts each game is played with here. A game registered later
-#: without an entry is played in its default variant by the fewest players it accepts.
-SETUPS: dict[str, list[tuple[str, int]]] = {
-    "bottle-imp": [("standard", 3), ("standard", 4), ("lopaka", 2), ("bright-house", 2)],
-    "oh-quay": [("standard", 2)],
-    "bestia": [("standard", 3)],
-}
-
-
-def setups_of(game_id: str) -> list[tuple[str, int]]:
-    if game_id in SETUPS:
-        return SETUPS[game_id]
-    module = GAMES[game_id]
-    for players in range(2, 9):
-        seats = tuple(SeatSpec(name=f"P{s}") for s in range(players))
-        table = Table(game_id, module.DEFAULT_VARIANT, seats, MatchRules(None, 1), "probe")
-        try:
-            module.initial_state(table)
-        except RuleViolation:
-            continue
-        return [(module.DEFAULT_VARIANT, players)]
-    raise AssertionError(f"no player count from 2 to 8 opens a {game_id} table")
-
 
 EVERY_SETUP = [
     pytest.param(g, v, n, id=f"{g}-{v}-{n}") for g in sorted(GAMES) for v, n in setups_of(g)
 ]
 ONE_SETUP_PER_GAME = [pytest.param(g, *setups_of(g)[0], id=g) for g in sorted(GAMES)]
-
-
-@dataclass(frozen=True)
-class OpenTable:
-    """A table as ``POST /tables`` (or ``POST /tables/import``) answered."""
-
-    id: str
-    tokens: list[str]
-    created: Json
-    seed: str | None
-
-    def seat(self, seat: int) -> Headers:
-        return bearer(self.tokens[seat])
-
-
-def open_table(
-    client: FlaskClient,
-    game: str = "bottle-imp",
-    variant: str = "standard",
-    players: int = 3,
-    *,
-    max_deals: int = 1,
-    seed: str | None = "audit-night",
-) -> OpenTable:
-    body: Json = {
-        "game": game,
-        "variant": variant,
-        "seats": [{"name": f"Player {s}"} for s in range(players)],
-        "target_score": None,
-        "max_deals": max_deals,
-        "rules": {},
-    }
-    if seed is not None:
-        body["seed"] = seed
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    return OpenTable(created["id"], [s["token"] for s in created["seats"]], created, seed)
+#: The Bottle Imp table these tests open unless they say otherwise: three players, played
+#: to its number of deals (no target).
+AUDIT_TABLE: Json = {"players": 3, "target_score": None}
 
 
 def ok_json(response: TestResponse) -> Any:
@@ -198,29 +137,6 @@ def all_events(client: FlaskClient, table: OpenTable, headers: Headers = ORGANIS
 
 def history(client: FlaskClient, table: OpenTable, deal: int, headers: Headers = ORGANISER) -> Json:
     return ok_json(client.get(f"/tables/{table.id}/deals/{deal}", headers=headers))
-
-
-def assert_problem(response: TestResponse, status: int, code: str) -> Json:
-    body: Json = response.get_json()
-    assert (response.status_code, body.get("code")) == (status, code), body
-    assert response.mimetype == "application/problem+json"
-    return body
-
-
-def export_of(
-    client: FlaskClient, table_id: str, headers: Headers = ORGANISER, reveal: bool = False
-) -> str:
-    query = "?reveal=true" if reveal else ""
-    response = client.get(f"/tables/{table_id}/export{query}", headers=headers)
-    assert response.status_code == 200, response.get_json()
-    assert response.mimetype == NDJSON
-    return response.get_data(as_text=True)
-
-
-def import_file(
-    client: FlaskClient, text: str | bytes, headers: Headers = ORGANISER
-) -> TestResponse:
-    return client.post("/tables/import", data=text, headers=headers, content_type=NDJSON)
 
 
 def but_import(table_summary: Json) -> Json:
@@ -363,7 +279,15 @@ def redeal(game: str, variant: str, players: int, seed: str, recorded: Json) -> 
 def test_the_revealed_seed_matches_its_commitment_and_re_deals_every_recorded_deal(
     client: FlaskClient, game: str, variant: str, players: int
 ) -> None:
-    table = open_table(client, game, variant, players, max_deals=2, seed=f"fair-{variant}")
+    table = open_table(
+        client,
+        game,
+        variant=variant,
+        players=players,
+        target_score=None,
+        max_deals=2,
+        seed=f"fair-{variant}",
+    )
     before = summary(client, table)
     assert (before["seed"], before["salt"]) == (None, None), "revealed before the match ends"
     play_until(client, table, random.Random(f"fair-{game}"), finished)
@@ -383,7 +307,7 @@ def test_the_revealed_seed_matches_its_commitment_and_re_deals_every_recorded_de
 def test_a_server_chosen_seed_is_committed_at_creation_and_re_deals_once_revealed(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, seed=None, max_deals=2)
+    table = open_table(client, **AUDIT_TABLE, seed=None, max_deals=2)
     commitment = table.created["seed_commitment"]
     assert len(commitment) == 64
     play_until(client, table, random.Random(5), finished)
@@ -416,7 +340,7 @@ def bottle_imp_in_play(
     client: FlaskClient, plays: int = 5, *, rng_seed: int = 11, **play: Any
 ) -> tuple[OpenTable, Json]:
     """A Bottle Imp table of three (two deals) with ``plays`` cards played in deal 1."""
-    table = open_table(client, max_deals=2)
+    table = open_table(client, **AUDIT_TABLE, max_deals=2)
 
     def enough(s: Json) -> bool:
         return (
@@ -439,7 +363,7 @@ def test_the_organiser_sees_a_deal_in_progress_whole(client: FlaskClient) -> Non
     assert told["scored"] is False and told["score"] is None
     assert [len(hand) for hand in told["dealt"]["hands"]] == [12, 12, 12]
     log = all_events(client, table)
-    assert told["dealt"]["seed"] == f"{log[0]['data']['salt']}:audit-night/1"
+    assert told["dealt"]["seed"] == f"{log[0]['data']['salt']}:{table.body['seed']}/1"
     assert [e["version"] for e in told["events"]] == list(range(2, now["version"] + 1))
     assert [(e["type"], e["data"]) for e in told["events"]] == [
         (e["type"], e["data"]) for e in log[1:]
@@ -488,7 +412,7 @@ def test_the_public_sees_no_hidden_card_of_a_deal_in_progress(client: FlaskClien
 def test_a_scored_deal_is_public_whole_and_its_seed_once_the_match_ends(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, max_deals=2)
+    table = open_table(client, **AUDIT_TABLE, max_deals=2)
     rng = random.Random(3)
     play_until(client, table, rng, lambda s: s["deal"] == 2)
     whole = history(client, table, 1)
@@ -503,13 +427,13 @@ def test_a_scored_deal_is_public_whole_and_its_seed_once_the_match_ends(
     for deal in (1, 2):
         assert history(client, table, deal, PUBLIC) == history(client, table, deal)
     salt = summary(client, table)["salt"]
-    assert history(client, table, 2, PUBLIC)["dealt"]["seed"] == f"{salt}:audit-night/2"
+    assert history(client, table, 2, PUBLIC)["dealt"]["seed"] == f"{salt}:{table.body['seed']}/2"
 
 
 def test_every_recorded_choice_lists_the_alternatives_the_engine_offered_then(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, max_deals=2)
+    table = open_table(client, **AUDIT_TABLE, max_deals=2)
     play_until(client, table, random.Random(8), lambda s: s["deal"] == 2)
     checked = 0
     for e in history(client, table, 1, PUBLIC)["events"]:
@@ -531,7 +455,7 @@ def test_every_recorded_choice_lists_the_alternatives_the_engine_offered_then(
 def test_a_suspected_revoke_is_judged_from_the_alternatives_the_seat_had(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, max_deals=1)
+    table = open_table(client, **AUDIT_TABLE, max_deals=1)
     play_until(client, table, random.Random(8), finished)
     told = history(client, table, 1, PUBLIC)
     off_suit: list[tuple[Json, str]] = []
@@ -561,7 +485,7 @@ def test_a_suspected_revoke_is_judged_from_the_alternatives_the_seat_had(
 def test_the_history_shows_each_trick_with_its_cards_winner_and_bottle_and_the_score_line(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, max_deals=1)
+    table = open_table(client, **AUDIT_TABLE, max_deals=1)
     play_until(client, table, random.Random(4), finished)
     told = history(client, table, 1, PUBLIC)
     plays = [e["data"] for e in told["events"] if e["type"] == "CardPlayed"]
@@ -645,7 +569,7 @@ def line_of(text: str, version: int) -> str:
 def test_the_plain_text_hand_record_names_every_event_and_who_did_it(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, max_deals=1)
+    table = open_table(client, **AUDIT_TABLE, max_deals=1)
     play_until(client, table, random.Random(6), finished)
     text = text_record(client, table, 1, PUBLIC)
     assert table.id in text.splitlines()[0] and "deal 1" in text.splitlines()[0]
@@ -673,7 +597,9 @@ def test_a_seats_plain_text_record_hides_the_other_seats_cards(client: FlaskClie
 def test_every_game_tells_each_deal_event_by_event(
     client: FlaskClient, game: str, variant: str, players: int
 ) -> None:
-    table = open_table(client, game, variant, players, max_deals=2, seed="story")
+    table = open_table(
+        client, game, variant=variant, players=players, target_score=None, max_deals=2, seed="story"
+    )
     final = play_until(client, table, random.Random(f"story-{game}"), finished)
     log = all_events(client, table)
     first = next(e["version"] for e in log if e["type"] == "DealStarted")
@@ -856,7 +782,7 @@ TAMPERING = {
 
 
 def played_table(client: FlaskClient) -> OpenTable:
-    table = open_table(client, max_deals=2, seed="tamper")
+    table = open_table(client, **AUDIT_TABLE, max_deals=2, seed="tamper")
     play_until(  # ends with a card led to the third trick
         client,
         table,
@@ -965,14 +891,14 @@ def test_the_guard_catches_a_running_process_that_trusts_its_cache(
     """Mutation check: a warm process that trusts its cached log over the database (the
     guard's stamp ignored) takes a write on the damage, and the test above catches it."""
     monkeypatch.setattr(Guard, "trusts", lambda self, connection, stamp: True)
-    with pytest.raises(AssertionError, match="201"):
+    with pytest.raises(AssertionError, match="Adjusted"):  # the probe's ruling, accepted
         test_a_corrupted_table_is_refused_by_the_running_process_and_a_restarted_one(
             backend_app, backend_url, tamper_card
         )
 
 
 def test_verify_is_for_the_organiser_only(client: FlaskClient) -> None:
-    table = open_table(client)
+    table = open_table(client, **AUDIT_TABLE)
     assert_problem(client.get(f"/tables/{table.id}/verify"), 401, "unauthorized")
     response = client.get(f"/tables/{table.id}/verify", headers=table.seat(0))
     assert_problem(response, 403, "forbidden")
@@ -981,7 +907,7 @@ def test_verify_is_for_the_organiser_only(client: FlaskClient) -> None:
 
 
 def test_a_new_table_verifies_with_one_event(client: FlaskClient) -> None:
-    table = open_table(client)
+    table = open_table(client, **AUDIT_TABLE)
     report = verify(client, table.id)
     assert (report["ok"], report["events"], report["problems"]) == (True, 1, [])
     assert report["head"] == json.loads(export_of(client, table.id).splitlines()[0])["head"]
@@ -1052,7 +978,7 @@ def test_a_running_tables_export_leaves_out_the_seed_and_salt_unless_asked(
         "TableOpened", "DealStarted"
     ]  # fmt: skip
     salt = json.loads(revealed[1])["data"]["salt"]
-    assert table.seed not in "".join(kept) and salt not in "".join(kept)
+    assert table.body["seed"] not in "".join(kept) and salt not in "".join(kept)
     path = tmp_path / "running.jsonl"
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     assert cardledger(["verify", str(path)]) == 1
@@ -1074,7 +1000,7 @@ def test_only_the_organiser_exports_a_match_in_progress(client: FlaskClient) -> 
 
 
 def test_anyone_exports_a_finished_match(client: FlaskClient) -> None:
-    table = open_table(client)
+    table = open_table(client, **AUDIT_TABLE)
     play_until(client, table, random.Random(1), finished)
     whole = export_of(client, table.id)
     for headers in (PUBLIC, table.seat(1)):
@@ -1091,7 +1017,14 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
     players: int,
     finish: bool,
 ) -> None:
-    table = open_table(client, game, variant, players, seed=f"trip-{game}-{variant}")
+    table = open_table(
+        client,
+        game,
+        variant=variant,
+        players=players,
+        target_score=None,
+        seed=f"trip-{game}-{variant}",
+    )
     rng = random.Random(f"trip-{game}-{variant}-{players}")
     if finish:
         play_until(client, table, rng, finished)
@@ -1109,7 +1042,7 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
     assert [(s["seat"], s["name"]) for s in created["seats"]] == [
         (s["seat"], s["name"]) for s in table.created["seats"]
     ]
-    copy = OpenTable(table.id, [s["token"] for s in created["seats"]], created, table.seed)
+    copy = OpenTable(table.id, [s["token"] for s in created["seats"]], table.body, created)
     assert all(copy.tokens) and not set(copy.tokens) & set(table.tokens)
 
     here = summary(second_client, copy)
@@ -1145,11 +1078,11 @@ def test_an_exported_table_imports_elsewhere_with_the_same_state_and_totals(
 
 
 def test_only_the_organiser_imports(client: FlaskClient, second_client: FlaskClient) -> None:
-    table = open_table(client)
+    table = open_table(client, **AUDIT_TABLE)
     exported = export_of(client, table.id)
-    assert_problem(import_file(second_client, exported, PUBLIC), 401, "unauthorized")
-    other = open_table(second_client)
-    response = import_file(second_client, exported, other.seat(0))
+    assert_problem(import_file(second_client, exported, headers=PUBLIC), 401, "unauthorized")
+    other = open_table(second_client, **AUDIT_TABLE)
+    response = import_file(second_client, exported, headers=other.seat(0))
     assert_problem(response, 403, "forbidden")
     assert second_client.get(f"/tables/{table.id}").status_code == 404
 
@@ -1279,7 +1212,7 @@ FORGERIES = {
 @pytest.fixture(scope="module")
 def good_export(app: Flask) -> list[str]:
     client = app.test_client()
-    table = open_table(client, seed="forgery")
+    table = open_table(client, **AUDIT_TABLE, seed="forgery")
     play_until(client, table, random.Random(9), finished)
     return export_of(client, table.id).splitlines()
 
@@ -1390,7 +1323,7 @@ def test_a_salted_table_exports_imports_and_verifies_with_its_salt(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    table = open_table(client, "bestia", "standard", 3, max_deals=2, seed="salted-trip")
+    table = open_table(client, "bestia", max_deals=2, seed="salted-trip")
     play_until(client, table, random.Random("salted-trip"), finished)
     revealed = summary(client, table)
     salt = revealed["salt"]
@@ -1479,7 +1412,9 @@ RULING = {"type": "adjust", "seat": 1, "points": -10, "reason": "revoke in deal 
 def test_a_ruling_changes_the_totals_and_shows_in_the_deal_history(
     client: FlaskClient, game: str, variant: str, players: int
 ) -> None:
-    table = open_table(client, game, variant, players, max_deals=2)
+    table = open_table(
+        client, game, variant=variant, players=players, target_score=None, max_deals=2
+    )
     rng = random.Random(f"ruling-{game}")
     before = play_until(client, table, rng, lambda s: s["deal"] == 1 and s["version"] >= 4)
     answer = act(client, table, RULING)
@@ -1498,7 +1433,7 @@ def test_a_ruling_changes_the_totals_and_shows_in_the_deal_history(
 
 
 def test_a_ruling_counts_in_the_final_totals_and_ranking(client: FlaskClient) -> None:
-    table = open_table(client, max_deals=2)
+    table = open_table(client, **AUDIT_TABLE, max_deals=2)
     rng = random.Random(12)
     play_until(client, table, rng, lambda s: s["deal"] == 2)
     act(client, table, {"type": "adjust", "seat": 0, "points": 200, "reason": "bonus"})
@@ -1541,7 +1476,7 @@ def test_a_malformed_ruling_is_refused(client: FlaskClient, body: Json, code: st
 
 
 def test_no_ruling_after_the_match_ends(client: FlaskClient) -> None:
-    table = open_table(client)
+    table = open_table(client, **AUDIT_TABLE)
     final = play_until(client, table, random.Random(1), finished)
     assert_problem(post_action(client, table, RULING), 409, "match_finished")
     assert summary(client, table)["totals"] == final["totals"]
@@ -1550,7 +1485,7 @@ def test_no_ruling_after_the_match_ends(client: FlaskClient) -> None:
 def test_a_ruling_changed_in_the_database_is_caught_by_the_next_score_line(
     app: Flask, client: FlaskClient
 ) -> None:
-    table = open_table(client, max_deals=2)
+    table = open_table(client, **AUDIT_TABLE, max_deals=2)
     rng = random.Random(7)
     play_until(client, table, rng, lambda s: s["phase"] == "playing")
     ruling = act(client, table, RULING)["version"]
@@ -1581,7 +1516,7 @@ def test_a_ruling_flows_into_the_tournament_standings(client: FlaskClient) -> No
     seated = client.post(f"/tournaments/{tournament}/rounds", headers=ORGANISER)
     assert seated.status_code == 201, seated.get_json()
     (played,) = seated.get_json()["tables"]
-    table = OpenTable(played["id"], [s["token"] for s in played["seats"]], played, None)
+    table = OpenTable(played["id"], [s["token"] for s in played["seats"]], {}, played)
     entry_at = {s["seat"]: s["entry"] for s in played["seats"]}
 
     rng = random.Random(13)

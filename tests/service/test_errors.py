@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import pytest
 from flask import Flask, request
 from flask.testing import FlaskClient
 from marshmallow import Schema, fields
 from sqlalchemy.exc import OperationalError
-from werkzeug.test import TestResponse
 
 from service.web.problems import ApiError
+from tests.helpers import assert_problem
 
 
 class NameSchema(Schema):
@@ -39,15 +39,6 @@ def app(app: Flask) -> Flask:
         raise RuntimeError("secret internals")
 
     return app
-
-
-def assert_problem(response: TestResponse, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status
-    assert response.mimetype == "application/problem+json"
-    body: dict[str, Any] = response.get_json()
-    assert {"type", "title", "status", "detail", "code"} <= body.keys()
-    assert (body["status"], body["code"]) == (status, code)
-    return body
 
 
 def test_unknown_route_is_a_404_problem(client: FlaskClient) -> None:

@@ -24,7 +24,7 @@ from domain import rulings
 from domain.errors import RuleViolation
 from service.core.client_json import too_deep
 from tests.factories import table_body
-from tests.helpers import ADMIN_TOKEN
+from tests.helpers import ADMIN_TOKEN, assert_problem, open_table
 
 Headers = dict[str, str]
 
@@ -72,20 +72,6 @@ def send(
     )
 
 
-def problem(response: TestResponse, status: int, code: str) -> dict[str, Any]:
-    body: dict[str, Any] = response.get_json()
-    assert (response.status_code, body.get("code")) == (status, code), body
-    assert response.mimetype == "application/problem+json"
-    return body
-
-
-def open_table(client: FlaskClient) -> tuple[str, list[str]]:
-    response = client.post("/tables", json=table_body(players=3), headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    return created["id"], [seat["token"] for seat in created["seats"]]
-
-
 def version(client: FlaskClient, table_id: str) -> int:
     return int(client.get(f"/tables/{table_id}").get_json()["version"])
 
@@ -108,7 +94,8 @@ def writing_routes(app: Flask) -> list[str]:
 def test_every_writing_route_refuses_a_caller_without_reading_the_body(
     app: Flask, client: FlaskClient
 ) -> None:
-    table_id, tokens = open_table(client)
+    opened = open_table(client, players=3)
+    table_id, tokens = opened.id, opened.tokens
     seat = {"Authorization": f"Bearer {tokens[0]}"}  # only its own table's actions take it
     routes = writing_routes(app)
     assert {"POST /tables", "POST /tables/import"} <= set(routes)
@@ -139,17 +126,17 @@ def test_every_writing_route_refuses_a_caller_without_reading_the_body(
 def test_a_forged_or_foreign_token_at_a_table_is_401_whatever_the_body(
     client: FlaskClient,
 ) -> None:
-    table_id, _ = open_table(client)
-    _, other_tokens = open_table(client)
+    table_id = open_table(client, players=3).id
+    other_tokens = open_table(client, players=3).tokens
     actions = f"/tables/{table_id}/actions"
     foreign = {"Authorization": f"Bearer {other_tokens[0]}"}  # a seat of another table
     for headers in (FORGED, foreign):
         for fill in (b"[", b" "):  # nested, or merely huge
             body = Body(FIFTY_MB, fill)
-            problem(send(client, actions, body, headers), 401, "unauthorized")
+            assert_problem(send(client, actions, body, headers), 401, "unauthorized")
             assert body.read_bytes == 0
         nested = client.post(actions, data=DEEP, headers=headers, content_type="application/json")
-        problem(nested, 401, "unauthorized")
+        assert_problem(nested, 401, "unauthorized")
     assert version(client, table_id) == 1
 
 
@@ -157,7 +144,8 @@ def test_a_forged_or_foreign_token_at_a_table_is_401_whatever_the_body(
 
 
 def test_an_oversize_body_is_413_before_it_is_read(client: FlaskClient) -> None:
-    table_id, tokens = open_table(client)
+    opened = open_table(client, players=3)
+    table_id, tokens = opened.id, opened.tokens
     seat = {"Authorization": f"Bearer {tokens[0]}"}
     for path, headers, limit in [
         ("/tables", ORGANISER, MAX_JSON_BODY),
@@ -167,7 +155,7 @@ def test_an_oversize_body_is_413_before_it_is_read(client: FlaskClient) -> None:
         ("/tables/import", ORGANISER, MAX_IMPORT_BODY),
     ]:
         body = Body(limit + 1)
-        refused = problem(send(client, path, body, headers), 413, "payload_too_large")
+        refused = assert_problem(send(client, path, body, headers), 413, "payload_too_large")
         assert str(limit) in refused["detail"]
         assert body.read_bytes == 0, path
     assert version(client, table_id) == 1
@@ -184,30 +172,31 @@ def test_a_body_of_exactly_the_limit_is_read(client: FlaskClient) -> None:
 
 
 def test_a_chunked_oversize_body_is_413_once_the_limit_is_passed(client: FlaskClient) -> None:
-    table_id, _ = open_table(client)
+    table_id = open_table(client, players=3).id
     for path, limit in [
         ("/tables", MAX_JSON_BODY),
         (f"/tables/{table_id}/actions", MAX_JSON_BODY),
         ("/tables/import", MAX_IMPORT_BODY),
     ]:
         body = Body(2 * limit, b" ")
-        problem(send(client, path, body, ORGANISER, chunked=True), 413, "payload_too_large")
+        assert_problem(send(client, path, body, ORGANISER, chunked=True), 413, "payload_too_large")
         assert limit < body.read_bytes < 2 * limit  # read up to the limit, never to the end
     assert version(client, table_id) == 1
 
 
 def test_an_import_takes_more_than_a_json_body(client: FlaskClient) -> None:
     junk = "x" * (2 * MAX_JSON_BODY)
-    problem(client.post("/tables", data=junk, headers=ORGANISER), 413, "payload_too_large")
+    assert_problem(client.post("/tables", data=junk, headers=ORGANISER), 413, "payload_too_large")
     imported = client.post("/tables/import", data=junk, headers=ORGANISER, content_type=NDJSON)
-    problem(imported, 422, "import_rejected")  # read, and judged as a file
+    assert_problem(imported, 422, "import_rejected")  # read, and judged as a file
 
 
 # --- nesting and repeated keys ---------------------------------------------------------------
 
 
 def test_deep_nesting_is_a_400_on_every_route_that_reads_json(client: FlaskClient) -> None:
-    table_id, tokens = open_table(client)
+    opened = open_table(client, players=3)
+    table_id, tokens = opened.id, opened.tokens
     seat = {"Authorization": f"Bearer {tokens[0]}"}
     for path, headers in [
         ("/tables", ORGANISER),
@@ -218,25 +207,25 @@ def test_deep_nesting_is_a_400_on_every_route_that_reads_json(client: FlaskClien
         ("/players", ORGANISER),
     ]:
         response = client.post(path, data=DEEP, headers=headers, content_type="application/json")
-        refused = problem(response, 400, "too_deeply_nested")
+        refused = assert_problem(response, 400, "too_deeply_nested")
         assert refused["limit"] == MAX_DEPTH
     inside = '{"type": "deal", "hands": ' + DEEP + "}"
     response = client.post(f"/tables/{table_id}/actions", data=inside, headers=seat)
-    problem(response, 400, "too_deeply_nested")
+    assert_problem(response, 400, "too_deeply_nested")
     assert version(client, table_id) == 1
 
 
 def test_deep_nesting_in_an_import_is_a_400_naming_its_line(client: FlaskClient) -> None:
-    table_id, _ = open_table(client)
+    table_id = open_table(client, players=3).id
     export = client.get(f"/tables/{table_id}/export", headers=ORGANISER).get_data(as_text=True)
     header = export.splitlines()[0]
     for text, line in [(DEEP, 1), (f"{header}\n{DEEP}\n", 2)]:
         response = client.post("/tables/import", data=text, headers=ORGANISER, content_type=NDJSON)
-        assert problem(response, 400, "too_deeply_nested")["line"] == line
+        assert assert_problem(response, 400, "too_deeply_nested")["line"] == line
 
 
 def test_nesting_up_to_the_limit_is_read_as_usual(client: FlaskClient) -> None:
-    table_id, _ = open_table(client)
+    table_id = open_table(client, players=3).id
     hands = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)  # the body's object is one more
     response = client.post(
         f"/tables/{table_id}/actions",
@@ -249,7 +238,8 @@ def test_nesting_up_to_the_limit_is_read_as_usual(client: FlaskClient) -> None:
 
 
 def test_a_key_given_twice_is_a_400_naming_it(client: FlaskClient) -> None:
-    table_id, tokens = open_table(client)
+    opened = open_table(client, players=3)
+    table_id, tokens = opened.id, opened.tokens
     seat = {"Authorization": f"Bearer {tokens[0]}"}
     opened = json.dumps(table_body(players=3))[1:]  # a valid body, after the repeated key
     twice = [
@@ -265,14 +255,14 @@ def test_a_key_given_twice_is_a_400_naming_it(client: FlaskClient) -> None:
     ]
     for path, headers, text, key in twice:
         response = client.post(path, data=text, headers=headers, content_type="application/json")
-        refused = problem(response, 400, "duplicate_key")
+        refused = assert_problem(response, 400, "duplicate_key")
         assert refused["key"] == key and repr(key) in refused["detail"]
     assert version(client, table_id) == 1
     export = client.get(f"/tables/{table_id}/export", headers=ORGANISER).get_data(as_text=True)
     header = export.splitlines()[0]
     repeated = header[:-1] + ', "events": 0}'  # the header says "events" twice
     response = client.post("/tables/import", data=repeated, headers=ORGANISER, content_type=NDJSON)
-    assert problem(response, 400, "duplicate_key")["line"] == 1
+    assert assert_problem(response, 400, "duplicate_key")["line"] == 1
 
 
 @pytest.mark.parametrize(
@@ -312,18 +302,18 @@ def ruling(**change: Any) -> dict[str, Any]:
 def test_an_outsize_ruling_is_refused_and_nothing_is_appended(
     client: FlaskClient, change: dict[str, Any], status: int, field: str | None
 ) -> None:
-    table_id, _ = open_table(client)
+    table_id = open_table(client, players=3).id
     before = version(client, table_id)
     response = client.post(f"/tables/{table_id}/actions", json=ruling(**change), headers=ORGANISER)
     if field is None:
-        problem(response, status, "payload_too_large")
+        assert_problem(response, status, "payload_too_large")
     else:
-        assert field in problem(response, status, "validation_error")["errors"]
+        assert field in assert_problem(response, status, "validation_error")["errors"]
     assert version(client, table_id) == before
 
 
 def test_a_ruling_at_the_bounds_is_recorded(client: FlaskClient) -> None:
-    table_id, _ = open_table(client)
+    table_id = open_table(client, players=3).id
     for points in (1_000_000, -1_000_000):
         body = ruling(points=points, reason="r" * 500)
         response = client.post(f"/tables/{table_id}/actions", json=body, headers=ORGANISER)
@@ -374,7 +364,7 @@ def test_outsize_numbers_and_text_are_422(
     client: FlaskClient, path: str, body: dict[str, Any], field: str
 ) -> None:
     response = client.post(path, json=body, headers=ORGANISER)
-    errors = problem(response, 422, "validation_error")["errors"]
+    errors = assert_problem(response, 422, "validation_error")["errors"]
     assert any(name.split(".")[0] == field for name in errors), errors
 
 
@@ -382,8 +372,8 @@ def test_an_outsize_option_name_is_an_unknown_option(client: FlaskClient) -> Non
     """OpenAPI cannot bound an object's keys, so a long option name is refused as the games
     refuse any name they do not know, not as a schema error the spec does not state."""
     body = table_body(players=3, rules={"k" * 41: 1})
-    assert "rule option" in problem(client.post("/tables", json=body, headers=ORGANISER), 422,
-                               "unknown_option")["detail"]  # fmt: skip
+    refused = client.post("/tables", json=body, headers=ORGANISER)
+    assert "rule option" in assert_problem(refused, 422, "unknown_option")["detail"]
 
 
 @pytest.mark.parametrize(
@@ -394,8 +384,8 @@ def test_an_outsize_option_name_is_an_unknown_option(client: FlaskClient) -> Non
 def test_outsize_action_numbers_are_422(
     client: FlaskClient, change: dict[str, Any], field: str
 ) -> None:
-    table_id, _ = open_table(client)
+    table_id = open_table(client, players=3).id
     body = {"type": "play", "seat": 0, "card": 1, **change}
     response = client.post(f"/tables/{table_id}/actions", json=body, headers=ORGANISER)
-    assert field in problem(response, 422, "validation_error")["errors"]
+    assert field in assert_problem(response, 422, "validation_error")["errors"]
     assert version(client, table_id) == 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,19 +19,12 @@ from service.core.refusals import NotFound, Unavailable
 from service.jobs import botplay, queue
 from service.storage.db import get_database
 from service.storage.models import jobs as job_rows
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 INTERNALS = re.compile(
     r"redis://|postgres|://|\d+\.\d+\.\d+\.\d+|[\w.-]+:\d{2,5}\b|Error\b|Exception\b|secret"
 )
-
-
-@pytest.fixture
-def brokerless(sqlite_url: str, closed_port: int) -> Iterator[Flask]:
-    app = make_test_app(sqlite_url, redis_url=f"redis://127.0.0.1:{closed_port}/0")
-    yield app
-    get_database(app).engine.dispose()
 
 
 def only_job(app: Flask) -> dict[str, Any]:

@@ -5,7 +5,6 @@ and a broker that is down costs only the routes that need it."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,16 +21,9 @@ from service.application.tables import act, create_table
 from service.jobs import botplay, queue
 from service.storage.db import get_database
 from service.storage.models import events
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN, open_table
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-
-
-def open_table(client: FlaskClient, seats: list[dict[str, str]], **spec: Any) -> dict[str, Any]:
-    body = {"game": "bottle-imp", "seats": seats, "seed": "bots", "max_deals": 1, **spec}
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.json
-    return dict(response.json)
 
 
 def salt_of(client: FlaskClient, table_id: str) -> str:
@@ -55,7 +47,8 @@ def test_a_table_of_bots_plays_itself_to_the_end(app: Flask, client: FlaskClient
     """In eager mode the bots play before the response returns, each move recorded
     like a person's, and the match is the one a simulation of the same table plays."""
     names = ["heuristic", "random", "random"]
-    created = open_table(client, [{"bot": n} for n in names])
+    bots = [{"bot": n} for n in names]
+    created = open_table(client, seats=bots, seed="bots", target_score=None).created
     summary = client.get(f"/tables/{created['id']}").json
     assert summary["status"] == "finished"
     seats = tuple(SeatSpec(bot=n) for n in names)
@@ -69,7 +62,9 @@ def test_a_table_of_bots_plays_itself_to_the_end(app: Flask, client: FlaskClient
 
 
 def test_a_persons_action_lets_the_bots_answer_before_it_returns(client: FlaskClient) -> None:
-    created = open_table(client, [{"name": "Ann"}, {"bot": "heuristic"}, {"bot": "montecarlo"}])
+    created = open_table(
+        client, seats=[{"name": "Ann"}, {"bot": "heuristic"}, {"bot": "montecarlo"}]
+    ).created
     ann = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
     table = f"/tables/{created['id']}"
 
@@ -119,7 +114,7 @@ def test_two_autoplay_loops_on_one_table_never_both_append(app: Flask) -> None:
 
 
 def test_a_replayed_bot_move_is_recorded_once(app: Flask, client: FlaskClient) -> None:
-    created = open_table(client, [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}])
+    created = open_table(client, seats=[{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]).created
     table_id = created["id"]
 
     with app.test_request_context():  # the command takes who asks as a plain seat number
@@ -133,7 +128,9 @@ def test_a_replayed_bot_move_is_recorded_once(app: Flask, client: FlaskClient) -
 
 
 def test_autoplay_on_request_is_a_job(client: FlaskClient) -> None:
-    created = open_table(client, [{"bot": "random"}, {"bot": "random"}, {"bot": "random"}])
+    created = open_table(
+        client, seats=[{"bot": "random"}, {"bot": "random"}, {"bot": "random"}]
+    ).created
     response = client.post(f"/tables/{created['id']}/autoplay", headers=ORGANISER)
     assert response.status_code == 202
     job = client.get(f"/jobs/{response.json['job']}").json
@@ -142,7 +139,9 @@ def test_autoplay_on_request_is_a_job(client: FlaskClient) -> None:
 
 
 def test_autoplay_needs_a_token_and_a_table(client: FlaskClient) -> None:
-    created = open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    created = open_table(
+        client, seats=[{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]
+    ).created
     assert client.post(f"/tables/{created['id']}/autoplay").status_code == 401
     seat = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
     assert client.post(f"/tables/{created['id']}/autoplay", headers=seat).status_code == 202
@@ -211,17 +210,11 @@ def test_an_unknown_bot_at_a_table_is_refused(client: FlaskClient) -> None:
 # --- the broker down ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def brokerless(sqlite_url: str, closed_port: int) -> Iterator[Flask]:
-    """An app whose REDIS_URL points at a port nothing listens on."""
-    app = make_test_app(sqlite_url, redis_url=f"redis://127.0.0.1:{closed_port}/0")
-    yield app
-    get_database(app).engine.dispose()
-
-
 def test_with_the_broker_down_only_job_routes_fail(brokerless: Flask) -> None:
     client = brokerless.test_client()
-    created = open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    created = open_table(
+        client, seats=[{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]
+    ).created
     table_id = created["id"]
     ann = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
     # a person's action that leaves the bots to move is still recorded

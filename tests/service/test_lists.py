@@ -5,7 +5,6 @@ own route does, without a hidden card, seed or salt; and the refusals of bad pag
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,10 +13,8 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.storage.db import get_database
 from tests.factories import table_body
-from tests.helpers import make_test_app
-from tests.service.test_tables_api import assert_problem
+from tests.helpers import assert_problem, open_table
 from tests.service.tournament_play import (
     ORGANISER,
     Json,
@@ -28,12 +25,6 @@ from tests.service.tournament_play import (
     register,
     seat_round,
 )
-
-
-def open_table(client: FlaskClient, **overrides: Any) -> str:
-    return str(
-        created(client.post("/tables", json=table_body(**overrides), headers=ORGANISER))["id"]
-    )
 
 
 def pages(client: FlaskClient, path: str, key: str, **query: Any) -> list[list[Json]]:
@@ -58,7 +49,7 @@ def deal(client: FlaskClient, table: str) -> None:
 
 
 def test_tables_page_newest_first_across_pages_with_the_cursor(client: FlaskClient) -> None:
-    opened = [open_table(client) for _ in range(7)]
+    opened = [open_table(client).id for _ in range(7)]
     got = pages(client, "/tables", "tables", limit=3)
     assert [len(p) for p in got] == [3, 3, 1]
     assert [t["id"] for p in got for t in p] == opened[::-1]
@@ -66,7 +57,7 @@ def test_tables_page_newest_first_across_pages_with_the_cursor(client: FlaskClie
 
 
 def test_a_table_listed_is_summarised_as_its_own_route_does(client: FlaskClient) -> None:
-    table = open_table(client)
+    table = open_table(client).id
     deal(client, table)
     (item,) = created(client.get("/tables"), 200)["tables"]
     alone = created(client.get(f"/tables/{table}"), 200)
@@ -78,7 +69,7 @@ def test_a_table_listed_is_summarised_as_its_own_route_does(client: FlaskClient)
 def test_list_items_hide_every_card_seed_and_salt_until_the_match_ends(
     client: FlaskClient,
 ) -> None:
-    table = open_table(client, seed="secret-seed-77")
+    table = open_table(client, seed="secret-seed-77").id
     deal(client, table)
     response = client.get("/tables", headers=ORGANISER)  # the organiser's list is public too
     text = response.get_data(as_text=True)
@@ -96,10 +87,10 @@ def test_list_items_hide_every_card_seed_and_salt_until_the_match_ends(
 
 
 def test_tables_filter_by_status(client: FlaskClient) -> None:
-    waiting = open_table(client)
-    dealt = open_table(client)
+    waiting = open_table(client).id
+    dealt = open_table(client).id
     deal(client, dealt)
-    ended = open_table(client)
+    ended = open_table(client).id
     play_table(client, ended, random.Random(1))
     for status, table in (("waiting_for_deal", waiting), ("in_deal", dealt), ("finished", ended)):
         listed = created(client.get("/tables", query_string={"status": status}), 200)["tables"]
@@ -155,7 +146,7 @@ def test_a_cursor_naming_nothing_here_is_not_found(client: FlaskClient) -> None:
 def test_a_cursor_keeps_its_place_when_its_table_leaves_the_filter(client: FlaskClient) -> None:
     """Paging waiting tables while the one at the cursor is dealt: the next page still
     starts right after it."""
-    tables = [open_table(client) for _ in range(4)]
+    tables = [open_table(client).id for _ in range(4)]
     first = created(client.get("/tables?status=waiting_for_deal&limit=2"), 200)
     assert [t["id"] for t in first["tables"]] == tables[:1:-1]
     deal(client, tables[2])  # the cursor's table is no longer waiting
@@ -236,17 +227,10 @@ def test_paging_returns_every_player_once_in_order(
     assert late not in {p["id"] for p in listed}
 
 
-@pytest.fixture
-def pg_app(postgres_url: str) -> Iterator[Flask]:
-    app = make_test_app(postgres_url)
-    yield app
-    get_database(app).engine.dispose()
-
-
 @pytest.mark.integration
 def test_the_lists_on_postgresql(pg_app: Flask) -> None:
     client = pg_app.test_client()
-    tables = [open_table(client) for _ in range(3)]
+    tables = [open_table(client).id for _ in range(3)]
     deal(client, tables[0])
     # the schema is shared by this session's PostgreSQL tests: ours are the newest rows
     got = pages(client, "/tables", "tables", limit=2, status="waiting_for_deal")

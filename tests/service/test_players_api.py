@@ -5,22 +5,16 @@ players' OpenSkill (Plackett–Luce) ratings move, checked against openskill its
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 from openskill.models import PlackettLuce
 
 from tests.factories import player_body, table_body
-from tests.service.test_tables_api import assert_problem
+from tests.helpers import assert_problem, open_table
 from tests.service.tournament_play import ORGANISER, Json, created, play_table, register
 
 MODEL = PlackettLuce()
-
-
-def open_table(client: FlaskClient, seats: list[Json], **overrides: Any) -> str:
-    body = table_body(seats=seats, **overrides)
-    return str(created(client.post("/tables", json=body, headers=ORGANISER))["id"])
 
 
 def rating(client: FlaskClient, player: str) -> Json:
@@ -63,7 +57,7 @@ def test_a_seat_names_a_registered_player_once(client: FlaskClient) -> None:
     twice = [{"player_id": ann}, {"player_id": ann}, {"name": "C"}, {"name": "D"}]
     response = client.post("/tables", json=table_body(seats=twice), headers=ORGANISER)
     assert_problem(response, 422, "duplicate_player")
-    table = open_table(client, [{"player_id": ann, "name": "Ann"}, *unknown[1:]])
+    table = open_table(client, seats=[{"player_id": ann, "name": "Ann"}, *unknown[1:]]).id
     assert created(client.get(f"/tables/{table}"), 200)["seats"][0]["player_id"] == ann
 
 
@@ -73,7 +67,7 @@ def test_a_seat_names_a_registered_player_once(client: FlaskClient) -> None:
 def test_a_finished_table_rates_its_registered_players_only(client: FlaskClient) -> None:
     players = [register(client, name) for name in ("Ann", "Bo", "Cy")]
     seats = [{"player_id": p} for p in players] + [{"name": "Guest"}]
-    table = open_table(client, seats)
+    table = open_table(client, seats=seats).id
     summary = play_table(client, table, random.Random(11))
     places = places_among(summary["totals"], [0, 1, 2])
     expected = MODEL.rate([[MODEL.rating()] for _ in players], ranks=places)
@@ -92,7 +86,7 @@ def test_ratings_follow_the_tables_in_the_order_they_finish(client: FlaskClient)
     ann, bo, cy = (register(client, name) for name in ("Ann", "Bo", "Cy"))
     expected = {p: MODEL.rating() for p in (ann, bo, cy)}
     for number, trio in enumerate([(ann, bo, cy), (cy, ann, bo)]):
-        table = open_table(client, [{"player_id": p} for p in trio], players=3)
+        table = open_table(client, seats=[{"player_id": p} for p in trio]).id
         summary = play_table(client, table, random.Random(number))
         places = places_among(summary["totals"], [0, 1, 2])
         after = MODEL.rate([[expected[p]] for p in trio], ranks=places)
@@ -104,7 +98,7 @@ def test_ratings_follow_the_tables_in_the_order_they_finish(client: FlaskClient)
 
 def test_bots_lopaka_and_a_lone_player_are_not_rated(client: FlaskClient) -> None:
     ann, bo, cy = (register(client, name) for name in ("Ann", "Bo", "Cy"))
-    lopaka = open_table(client, [{"player_id": ann}, {"player_id": bo}], lopaka=True)
+    lopaka = open_table(client, "lopaka", seats=[{"player_id": ann}, {"player_id": bo}]).id
     summary = play_table(client, lopaka, random.Random(1))
     assert summary["ranking"][2] is None and len(summary["totals"]) == 3
     places = places_among(summary["totals"], [0, 1])
@@ -113,6 +107,6 @@ def test_bots_lopaka_and_a_lone_player_are_not_rated(client: FlaskClient) -> Non
     assert rating(client, bo)["mu"] == expected[1][0].mu
 
     alone = [{"player_id": cy}, {"bot": "random"}, {"bot": "random"}, {"name": "Guest"}]
-    play_table(client, open_table(client, alone), random.Random(2))
+    play_table(client, open_table(client, seats=alone).id, random.Random(2))
     assert rating(client, cy)["tables"] == 0
     assert cy not in {row["id"] for row in created(client.get("/ratings"), 200)["rows"]}

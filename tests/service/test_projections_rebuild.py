@@ -8,7 +8,6 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from service.storage.models import (
     tournaments,
 )
 from tests.factories import table_body
-from tests.helpers import ADMIN_TOKEN, SIGNING_KEY, make_test_app
+from tests.helpers import ADMIN_TOKEN, SIGNING_KEY
 from tests.service.tournament_play import (
     ORGANISER,
     created,
@@ -153,13 +152,6 @@ def test_the_flask_command_line_rebuilds(app: Flask, sqlite_url: str, tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "players: 6" in done.stdout
     assert snapshot(app) == kept
-
-
-@pytest.fixture
-def pg_app(postgres_url: str) -> Iterator[Flask]:
-    app = make_test_app(postgres_url)
-    yield app
-    get_database(app).engine.dispose()
 
 
 @pytest.mark.integration

@@ -46,12 +46,17 @@ from service.running.cli import main as cardledger
 from service.storage.db import get_database
 from service.storage.eventstore import GENESIS, canonical_event, canonical_json, chain_hash
 from service.storage.models import events, table_imports
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import (
+    ADMIN_TOKEN,
+    ORGANISER,
+    Json,
+    assert_problem,
+    export_of,
+    import_file,
+    make_test_app,
+    open_table,
+)
 from tests.service.log_damage import rewrite_from, stored
-
-Json = dict[str, Any]
-ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-NDJSON = "application/x-ndjson"
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -59,13 +64,6 @@ NDJSON = "application/x-ndjson"
 def ok_json(response: TestResponse) -> Any:
     assert response.status_code == 200, (response.status_code, response.get_data(as_text=True))
     return response.get_json()
-
-
-def assert_problem(response: TestResponse, status: int, code: str) -> Json:
-    body: Json = response.get_json()
-    assert (response.status_code, body.get("code")) == (status, code), body
-    assert response.mimetype == "application/problem+json"
-    return body
 
 
 def public_key_of(private_key: str) -> str:
@@ -89,15 +87,6 @@ def signs(public_key: str, stream: str, version: int, head: str, signature: str)
     return True
 
 
-def open_table(client: FlaskClient, seed: str) -> str:
-    seats = [{"name": name} for name in ("Ann", "Bo", "Cy")]
-    body: Json = {"game": "bottle-imp", "variant": "standard", "seed": seed, "target_score": None,
-            "max_deals": 1, "rules": {}, "seats": seats}  # fmt: skip
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    return str(response.get_json()["id"])
-
-
 def act(client: FlaskClient, table_id: str, action: Json) -> Json:
     response = client.post(f"/tables/{table_id}/actions", json=action, headers=ORGANISER)
     assert response.status_code == 201, (action, response.get_json())
@@ -115,24 +104,13 @@ RULING_DATA = {k: v for k, v in RULING.items() if k != "type"}
 def ruled_table(client: FlaskClient, seed: str) -> str:
     """A table mid-deal whose last event is a director's ruling: nothing after it re-adds the
     totals, so the engine cannot tell what its points were."""
-    table_id = open_table(client, seed)
+    table_id = open_table(client, players=3, target_score=None, seed=seed).id
     rng = random.Random(seed)
     while (now := state(client, table_id))["phase"] != "playing":
         act(client, table_id, rng.choice(now["legal_actions"]))
     act(client, table_id, rng.choice(now["legal_actions"]))  # one card into the trick
     act(client, table_id, RULING)
     return table_id
-
-
-def export_of(client: FlaskClient, table_id: str) -> str:
-    """The organiser's whole record (the tables here are mid-deal: ``?reveal=true``)."""
-    response = client.get(f"/tables/{table_id}/export?reveal=true", headers=ORGANISER)
-    assert response.status_code == 200, response.get_json()
-    return response.get_data(as_text=True)
-
-
-def import_file(client: FlaskClient, text: str, query: str = "") -> TestResponse:
-    return client.post(f"/tables/import{query}", data=text, headers=ORGANISER, content_type=NDJSON)
 
 
 def lines_of(text: str) -> tuple[Json, list[Json]]:
@@ -211,7 +189,7 @@ def trusting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
 @pytest.fixture
 def ruled_export(origin: FlaskClient) -> str:
     """A fresh table's export (a table imported once stays imported)."""
-    return export_of(origin, ruled_table(origin, "signed-ruling"))
+    return export_of(origin, ruled_table(origin, "signed-ruling"), reveal=True)
 
 
 # --- the signing key -------------------------------------------------------------------------
@@ -287,7 +265,7 @@ def test_the_untouched_export_imports_elsewhere_and_verifies_with_the_key(
     assert isinstance(mark["at"], str) and mark["at"]
     # The copy exports byte for byte as it came: under its origin's signature, never under
     # the importer's (which vouches for nothing it did not record).
-    assert export_of(trusting, header["id"]) == ruled_export
+    assert export_of(trusting, header["id"], reveal=True) == ruled_export
 
 
 FORGERS = {  # what the forger does with the header's signature, and the code that refuses it
@@ -350,7 +328,7 @@ def test_verify_names_the_key_a_file_is_signed_by_when_another_is_given(
 def test_a_file_signed_by_another_server_is_refused_until_its_key_is_trusted(
     origin: FlaskClient, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    exported = export_of(origin, ruled_table(origin, "trust-me"))
+    exported = export_of(origin, ruled_table(origin, "trust-me"), reveal=True)
     table_id = lines_of(exported)[0]["id"]
     url = f"sqlite:///{tmp_path_factory.mktemp('strange') / 'ledger.db'}"
     own_key = new_private_key()
@@ -376,7 +354,7 @@ def test_a_file_signed_by_another_server_is_refused_until_its_key_is_trusted(
 
 
 def test_a_server_trusts_its_own_exports(origin: FlaskClient) -> None:
-    exported = export_of(origin, ruled_table(origin, "own"))
+    exported = export_of(origin, ruled_table(origin, "own"), reveal=True)
     assert_problem(import_file(origin, exported), 409, "table_exists")  # past the signature
 
 
@@ -386,7 +364,7 @@ def test_a_server_trusts_its_own_exports(origin: FlaskClient) -> None:
 def test_an_unsigned_file_imports_only_on_request_and_is_marked(
     origin: FlaskClient, trusting: FlaskClient
 ) -> None:
-    header, items = lines_of(export_of(origin, ruled_table(origin, "unsigned")))
+    header, items = lines_of(export_of(origin, ruled_table(origin, "unsigned"), reveal=True))
     text = text_of(unsigned(header), items)
     body = assert_problem(import_file(trusting, text), 422, "unsigned_export")
     assert "?unsigned=true" in body["detail"]
@@ -400,14 +378,14 @@ def test_an_unsigned_file_imports_only_on_request_and_is_marked(
     assert summary["version"] == header["events"]
     assert ok_json(origin.get(f"/tables/{header['id']}"))["import"] is None
     # No laundering: re-exported, it still says unsigned and carries no signature at all.
-    again, _ = lines_of(export_of(trusting, header["id"]))
+    again, _ = lines_of(export_of(trusting, header["id"], reveal=True))
     assert again == {**unsigned(header), "unsigned": True}
 
 
 def test_a_file_signed_by_an_untrusted_key_imports_unsigned_on_request(
     origin: FlaskClient, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    exported = export_of(origin, ruled_table(origin, "untrusted"))
+    exported = export_of(origin, ruled_table(origin, "untrusted"), reveal=True)
     table_id = lines_of(exported)[0]["id"]
     stranger = new_app(tmp_path_factory, "stranger")
     try:
@@ -416,7 +394,9 @@ def test_a_file_signed_by_an_untrusted_key_imports_unsigned_on_request(
         assert import_file(client, exported, "?unsigned=true").status_code == 201
         mark = ok_json(client.get(f"/tables/{table_id}"))["import"]
         assert (mark["signed"], mark["key_id"]) == (False, None)
-        again, _ = lines_of(export_of(client, table_id))  # unchecked: not passed on as signed
+        again, _ = lines_of(
+            export_of(client, table_id, reveal=True)
+        )  # unchecked: not passed on as signed
         assert again["unsigned"] is True and "signature" not in again and "key_id" not in again
     finally:
         get_database(stranger).engine.dispose()
@@ -510,7 +490,7 @@ def test_a_history_rewritten_in_the_database_is_never_signed_by_this_server(
     do not, so verify fails at the ruling, and neither an export nor a hand record comes
     out signed for the rewritten head."""
     table_id = ruled_table(origin, "rewritten")
-    before = export_of(origin, table_id)
+    before = export_of(origin, table_id, reveal=True)
     engine = get_database(origin.application).engine
     ruling = next(r.version for r in stored(engine, table_id) if r.type == "Adjusted")
     rewrite_from(engine, table_id, ruling, {**RULING_DATA, "points": 90})
@@ -522,7 +502,7 @@ def test_a_history_rewritten_in_the_database_is_never_signed_by_this_server(
     )  # fmt: skip
     assert "broken_chain" not in {p["code"] for p in report["problems"]}
 
-    header, items = lines_of(export_of(origin, table_id))
+    header, items = lines_of(export_of(origin, table_id, reveal=True))
     assert header["head"] != lines_of(before)[0]["head"]  # the rewritten head...
     assert header["signature"] == lines_of(before)[0]["signature"]  # ...under the old word
     assert not signs(ORIGIN_PUBLIC, table_id, header["events"], header["head"],

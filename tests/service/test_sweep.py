@@ -9,12 +9,10 @@ nothing listens on, so no task runs and the tables stay where the actions left t
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 from flask import Flask
@@ -27,26 +25,15 @@ from service.jobs.heartbeats import ago
 from service.storage.db import alembic_config, get_database
 from service.storage.eventstore import now
 from service.storage.models import bot_turns, pending_autoplays
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ADMIN_TOKEN, make_test_app, open_table
 from tests.service.queued import tasks
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 FAR_FUTURE = sweep.stamp(datetime.now(UTC) + timedelta(days=1))
-
-
-@pytest.fixture
-def brokerless(sqlite_url: str, closed_port: int) -> Iterator[Flask]:
-    """REDIS_URL points at a port nothing listens on: every bots' task is lost."""
-    app = make_test_app(sqlite_url, redis_url=f"redis://127.0.0.1:{closed_port}/0")
-    yield app
-    get_database(app).engine.dispose()
-
-
-def open_table(client: FlaskClient, seats: list[dict[str, str]], **spec: Any) -> dict[str, Any]:
-    body = {"game": "bottle-imp", "seats": seats, "seed": "sweep", "max_deals": 1, **spec}
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.json
-    return dict(response.json)
+#: Who sits where: Ann deals to two bots; a bot deals to Bo and Cy; three people.
+ANN_AND_BOTS = [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]
+A_BOT_DEALS = [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}]
+PEOPLE = [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}]
 
 
 def deal(client: FlaskClient, created: dict[str, Any]) -> str:
@@ -71,16 +58,18 @@ def test_the_sweep_picks_the_tables_waiting_on_a_bot_and_no_other(
     brokerless: Flask, sqlite_url: str
 ) -> None:
     client = brokerless.test_client()
-    ann_to_deal = open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
-    bot_deals = open_table(client, [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}])
-    bots_prepare = open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    ann_to_deal = open_table(client, seats=ANN_AND_BOTS).created
+    bot_deals = open_table(client, seats=A_BOT_DEALS).created
+    bots_prepare = open_table(client, seats=ANN_AND_BOTS).created
     dealt_at = deal(client, bots_prepare)
-    persons = open_table(client, [{"name": "Ann"}, {"name": "Bo"}, {"name": "Cy"}])
+    persons = open_table(client, seats=PEOPLE).created
     deal(client, persons)  # every seat prepares, and every seat is a person's
     eager = make_test_app(sqlite_url)  # the same database, bots moving inside the request
     try:
-        finished = open_table(eager.test_client(), [{"bot": "random"}, {"bot": "heuristic"}],
-                              game="oh-quay", rules={"max_turns": 10})  # fmt: skip
+        two_bots = [{"bot": "random"}, {"bot": "heuristic"}]
+        finished = open_table(
+            eager.test_client(), "oh-quay", seats=two_bots, rules={"max_turns": 10}
+        ).created
         assert eager.test_client().get(f"/tables/{finished['id']}").json["status"] == "finished"
     finally:
         get_database(eager).engine.dispose()
@@ -97,7 +86,9 @@ def test_the_sweep_picks_the_tables_waiting_on_a_bot_and_no_other(
 
 def test_a_table_leaves_the_list_when_its_bots_hand_it_back(brokerless: Flask) -> None:
     client = brokerless.test_client()
-    created = open_table(client, [{"name": "Ann"}, {"bot": "heuristic"}, {"bot": "random"}])
+    created = open_table(
+        client, seats=[{"name": "Ann"}, {"bot": "heuristic"}, {"bot": "random"}]
+    ).created
     assert waiting(brokerless) == set()  # Ann deals first
     deal(client, created)
     assert waiting(brokerless) == {created["id"]}
@@ -112,9 +103,12 @@ def test_a_table_leaves_the_list_when_its_bots_hand_it_back(brokerless: Flask) -
 def test_the_list_is_rebuilt_from_the_streams(brokerless: Flask) -> None:
     """``bot_turns`` is a projection: deleted and rebuilt, it is the same rows."""
     client = brokerless.test_client()
-    deal(client, open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]))
-    open_table(client, [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}])
-    open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    deal(
+        client,
+        open_table(client, seats=ANN_AND_BOTS).created,
+    )
+    open_table(client, seats=A_BOT_DEALS)
+    open_table(client, seats=ANN_AND_BOTS)
     kept = waiting(brokerless)
     assert len(kept) == 2
     with get_database(brokerless).writing() as connection:
@@ -129,9 +123,12 @@ def test_the_migration_lists_the_tables_already_waiting(brokerless: Flask, sqlit
     """Upgrading a database whose tables were recorded before ``bot_turns`` existed
     lists those already waiting on a bot, so a table stalled before the upgrade resumes."""
     client = brokerless.test_client()
-    deal(client, open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}]))
-    open_table(client, [{"bot": "random"}, {"name": "Bo"}, {"name": "Cy"}])
-    open_table(client, [{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
+    deal(
+        client,
+        open_table(client, seats=ANN_AND_BOTS).created,
+    )
+    open_table(client, seats=A_BOT_DEALS)
+    open_table(client, seats=ANN_AND_BOTS)
     kept = waiting(brokerless)
     assert len(kept) == 2
     get_database(brokerless).engine.dispose()
@@ -169,8 +166,7 @@ def test_a_table_whose_autoplay_is_pending_is_not_queued_again(
     broker = tmp_path / "broker.sqlite"
     app = make_test_app(sqlite_url, jobs="sqlite", broker_url=f"sqla+sqlite:///{broker}")
     try:
-        created = open_table(app.test_client(), [{"bot": "random"}, {"name": "Bo"},
-                                                 {"name": "Cy"}])  # fmt: skip
+        created = open_table(app.test_client(), seats=A_BOT_DEALS).created
         with app.app_context():
             assert sweep.resume_bots(idle=0) == []
             assert sweep.resume_bots(idle=0) == []

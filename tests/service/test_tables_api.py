@@ -8,7 +8,6 @@ import hashlib
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -16,40 +15,19 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from tests.factories import table_body
-from tests.helpers import ADMIN_TOKEN
+from tests.helpers import (
+    ORGANISER,
+    Headers,
+    Json,
+    OpenTable,
+    assert_problem,
+    open_table,
+)
+from tests.helpers import bearer as bearer  # still imported from here by other modules
 
 # --- helpers ---------------------------------------------------------------------------------
 
-Headers = dict[str, str]
-Json = dict[str, Any]
-
-ORGANISER: Headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PUBLIC: Headers = {}
-
-
-def bearer(token: str) -> Headers:
-    return {"Authorization": f"Bearer {token}"}
-
-
-@dataclass(frozen=True)
-class OpenTable:
-    """A table as ``POST /tables`` answered, plus the body that opened it."""
-
-    id: str
-    tokens: list[str]
-    created: Json
-    body: Json
-
-    def seat(self, seat: int) -> Headers:
-        return bearer(self.tokens[seat])
-
-
-def open_table(client: FlaskClient, **overrides: Any) -> OpenTable:
-    body = table_body(**overrides)
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    return OpenTable(created["id"], [s["token"] for s in created["seats"]], created, body)
 
 
 def get_state(
@@ -78,14 +56,6 @@ def post_action(
     client: FlaskClient, table: OpenTable, action: Json, headers: Headers = ORGANISER
 ) -> TestResponse:
     return client.post(f"/tables/{table.id}/actions", json=action, headers=headers)
-
-
-def assert_problem(response: TestResponse, status: int, code: str) -> Json:
-    body: Json = response.get_json()
-    assert (response.status_code, body.get("code")) == (status, code), body
-    assert response.mimetype == "application/problem+json"
-    assert {"type", "title", "status", "detail", "code"} <= body.keys()
-    return body
 
 
 def step(client: FlaskClient, table: OpenTable, rng: random.Random) -> Json:
@@ -130,8 +100,8 @@ def ranking_of(totals: list[int], players: int) -> list[int | None]:
 VARIANTS = {
     "standard-3": {"players": 3, "max_deals": 2},
     "standard-4": {"players": 4, "max_deals": 2},
-    "lopaka": {"lopaka": True, "max_deals": 2},
-    "bright-house": {"bright_house": True, "max_deals": 2},
+    "lopaka": {"game": "lopaka", "max_deals": 2},
+    "bright-house": {"game": "bright-house", "max_deals": 2},
 }
 
 
