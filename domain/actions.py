@@ -56,7 +56,12 @@ def action_body(
     return out
 
 
+_PLAIN = frozenset((int, str, bool, float))
+
+
 def _json(value: Any) -> Any:
+    if type(value) in _PLAIN:  # most fields: no abstract-class checks (bots' hot path)
+        return value
     if isinstance(value, tuple | list):
         return [_json(v) for v in value]
     if isinstance(value, Mapping):

@@ -85,7 +85,38 @@ def decision_rng(seed: str, version: int, seat: int) -> random.Random:
     match's bare seed: no secret to keep), the version the decision is taken at, and the
     seat. A string seed is hashed with SHA-512 by
     ``random.Random``, so every process and platform draws the same numbers."""
-    return random.Random(f"{seed}/bot/{version}/{seat}")
+    return Dice(f"{seed}/bot/{version}/{seat}")
 
 
-__all__ = ["BOTS", "BOT_NAMES", "Bot", "Chooser", "View", "bot", "decision_rng"]
+class Dice(random.Random):
+    """``random.Random(text)``, seeded when first drawn from: the heuristics draw nothing,
+    and hashing the text (SHA-512) was a tenth of a simulated decision's time. The draws
+    are ``random.Random(text)``'s, call for call."""
+
+    def __init__(self, text: str) -> None:  # Random.__init__ would seed now
+        self.text: str | None = text
+        self.gauss_next = None
+
+    def _seed_once(self) -> None:
+        if self.text is not None:
+            super().seed(self.text)
+            self.text = None
+
+    def random(self) -> float:
+        self._seed_once()
+        return super().random()
+
+    def getrandbits(self, k: int, /) -> int:
+        self._seed_once()
+        return super().getrandbits(k)
+
+    def getstate(self) -> tuple[Any, ...]:
+        self._seed_once()
+        return super().getstate()
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        self.text = None
+        super().seed(*args, **kwargs)
+
+
+__all__ = ["BOTS", "BOT_NAMES", "Bot", "Chooser", "Dice", "View", "bot", "decision_rng"]

@@ -142,7 +142,7 @@ def heuristic(view: View, rng: random.Random) -> Body:
     return {"type": "play", "seat": me, "card": NAMES[_play(tt, cards, trick, last, need)]}
 
 
-def _matching_exchange(legal: list[Body], discard: Sequence[int]) -> Body:
+def _matching_exchange(legal: Sequence[Body], discard: Sequence[int]) -> Body:
     """The legal exchange laying aside exactly ``discard`` (else the smallest one)."""
     wanted = {NAMES[c] for c in discard}
     for body in legal:
@@ -151,7 +151,7 @@ def _matching_exchange(legal: list[Body], discard: Sequence[int]) -> Body:
     return dict(legal[0])
 
 
-def _exchange_candidates(view: View, legal: list[Body]) -> list[Body]:
+def _exchange_candidates(view: View, legal: Sequence[Body]) -> list[Body]:
     """The heuristic's discard and its shorter and longer neighbours, best first."""
     tt = _trumps(view)
     me = view["seat"]

@@ -18,6 +18,7 @@ heuristic: the search is about the tricks.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,43 +46,64 @@ MEAN_COINS = 3.5
 
 
 class Knowledge:
-    """The seat's observation, read once into the game's terms."""
+    """The seat's observation, read once into the game's terms (and what every card's
+    value shares, counted once: the heuristic weighs each legal card with it)."""
 
     def __init__(self, view: View) -> None:
         self.view = view
-        self.me: int = view["seat"]
-        self.variant: str = view["variant"]
-        self.price: int = view["bottle"]["price"]
-        self.owner: int | None = view["bottle"]["owner"]
-        self.trick: list[int] = [c["card"] for c in view["trick"]["cards"]]
+        me = self.me = view["seat"]
+        variant = self.variant = view["variant"]
+        bottle = view["bottle"]
+        price = self.price = bottle["price"]
+        self.owner: int | None = bottle["owner"]
+        trick = self.trick = [c["card"] for c in view["trick"]["cards"]]
         seats = len(view["totals"])
-        self.players = 2 if self.variant != layout.STANDARD else seats
-        self.trick_size = {layout.LOPAKA: 3, layout.BRIGHT_HOUSE: 4}.get(self.variant, seats)
-        self.mine: list[int] = sorted(_cards(view["hands"][self.me]))
-        played: set[int] = set(self.trick)
-        for pile in view["won"]:
+        self.players = 2 if variant != layout.STANDARD else seats
+        self.trick_size = {layout.LOPAKA: 3, layout.BRIGHT_HOUSE: 4}.get(variant, seats)
+        hands = view["hands"]
+        self.mine: list[int] = sorted(_cards(hands[me]))
+        won = view["won"]
+        played: set[int] = set(trick)
+        for pile in won:
             played.update(pile)
-        if self.price != START_CARD:
-            played.add(self.price)
+        if price != START_CARD:
+            played.add(price)
         self.played = played
-        known = set(self.mine) | played | set(_cards(view["discards"][self.me]))
-        known |= set(_cards(view["passes"][self.me]))
-        for seat, hand in enumerate(view["hands"]):
-            if seat != self.me:
-                known |= set(_cards(hand))
+        discarded = _cards(view["discards"][me])
+        known = set(self.mine) | played | set(discarded)
+        known |= set(_cards(view["passes"][me]))
+        seen_in_hands = 0
+        for seat, hand in enumerate(hands):
+            if hand is not None:
+                cards = _cards(hand)
+                seen_in_hands += len(cards)
+                if seat != me:
+                    known |= set(cards)
+        #: In the deck's (ascending) order, so ``bisect`` counts the unseen cards under one.
         self.unseen = [c for c in DECK if c not in known]
-        hidden_in_hands = sum(_total(view["hand_sizes"])) - sum(
-            len(_cards(h)) for h in view["hands"] if h is not None
-        )
-        devil_unknown = view["devil_trick_size"] - len(_cards(view["discards"][self.me]))
+        hidden_in_hands = sum(_total(view["hand_sizes"])) - seen_in_hands
+        devil_size = view["devil_trick_size"]
+        devil_unknown = devil_size - len(discarded)
         total = max(1, hidden_in_hands + devil_unknown)
         #: Of the unseen cards, the share that lies in somebody's hand (the rest: devil).
         self.in_hands = max(0.0, hidden_in_hands) / total
+        #: What ending with the bottle costs: the coins won so far and to come, and the
+        #: devil's trick.
+        self.cost = sum(COINS[c] for c in won[me]) + MEAN_COINS * (len(self.mine) + devil_size) + 10
+        self.trick_coins = sum(COINS[c] for c in trick)
+        #: The card under the price that buys the bottle in this trick so far, if any.
+        self.buyer = max((c for c in trick if c < price), default=None)
+        self.top = max(trick, default=0)
+        self.baseline = self.risk(price) if self.owner == me else 0.0
+
+    def below(self, card: int) -> int:
+        """How many unseen cards are lower than ``card``."""
+        return bisect_left(self.unseen, card)
 
     def lower_out(self, card: int) -> float:
         """How many cards below ``card`` others may still play: they can buy the bottle
         back from whoever buys it with ``card``."""
-        return sum(1 for c in self.unseen if c < card) * self.in_hands
+        return bisect_left(self.unseen, card) * self.in_hands
 
     def risk(self, price: int) -> float:
         """Rough chance of ending the deal with the bottle bought at ``price``."""
@@ -90,14 +112,15 @@ class Knowledge:
     def bottle_cost(self) -> float:
         """What ending with the bottle costs: the coins won so far and to come, and
         the devil's trick."""
-        won = sum(COINS[c] for c in self.view["won"][self.me])
-        return won + MEAN_COINS * (len(self.mine) + self.view["devil_trick_size"]) + 10
+        return self.cost
 
 
 def _cards(value: Any) -> list[int]:
     """Cards of a per-seat entry: a list, a card, ``None``, or Bright House's piles."""
     if value is None:
         return []
+    if type(value) is list:  # the usual entry first: no abstract-class checks
+        return [c for c in value if c is not None]
     if isinstance(value, int):
         return [value]
     if isinstance(value, Mapping):
@@ -114,27 +137,24 @@ def _total(sizes: Sequence[Any]) -> list[int]:
 
 def _card_value(k: Knowledge, card: int) -> float:
     """The heuristic worth of playing ``card`` to the current trick."""
-    price, trick = k.price, k.trick
-    after = k.trick_size - len(trick) - 1  # hands still to play after this card
-    coins = sum(COINS[c] for c in trick) + COINS[card]
-    cost = k.bottle_cost()
-    mine_now = k.owner == k.me
-    baseline = k.risk(price) if mine_now else 0.0
-    buyer = max((c for c in trick if c < price), default=None)
+    price = k.price
+    after = k.trick_size - len(k.trick) - 1  # hands still to play after this card
+    coins = k.trick_coins + COINS[card]
+    cost = k.cost
+    buyer = k.buyer
     if buyer is not None and card < buyer:
         # Rule 4: the higher card under the price buys it, not mine: a low card shed free.
         return 0.6 * cost * k.risk(card) / (1 + len(k.mine)) - 0.3 * COINS[card]
     if card < price:
         # I would buy the bottle at ``card``, unless somebody after me plays between.
-        between = sum(1 for c in k.unseen if card < c < price) * k.in_hands
+        between = (k.below(price) - k.below(card + 1)) * k.in_hands
         overtaken = min(0.9, after * between / max(1, len(k.unseen))) if after else 0.0
         keep = 1.0 - overtaken
         risk = k.risk(card)
-        return keep * ((1 - risk) * coins - (risk - baseline) * cost)
+        return keep * ((1 - risk) * coins - (risk - k.baseline) * cost)
     if buyer is not None:
         return -0.5 * COINS[card] - 0.5  # the buyer takes it; a good card given away
-    top = max(trick, default=0)
-    if card > top:
+    if card > k.top:
         # Highest so far and nobody under the price: mine unless someone goes higher
         # or under the price.
         chance = 1.0 if not after else 0.35 + 0.1 * (card - price) / (37 - price + 1)
@@ -150,7 +170,7 @@ def _lead_value(k: Knowledge, card: int) -> float:
     return 0.25 * MEAN_COINS * k.trick_size - 0.3 * COINS[card] - 0.05 * (card - k.price)
 
 
-def _best_play(k: Knowledge, plays: list[Body]) -> list[Body]:
+def _best_play(k: Knowledge, plays: Sequence[Body]) -> list[Body]:
     """The legal plays, best first by the heuristic."""
     value = _lead_value if not k.trick else _card_value
     return sorted(plays, key=lambda b: (-value(k, b["card"]), b["card"]))
@@ -189,7 +209,7 @@ def _plan(cards: list[int], passes: int) -> tuple[int | None, list[int]]:
     return devil, passed
 
 
-def _prepare(view: View, legal: list[Body]) -> Body:
+def _prepare(view: View, legal: Sequence[Body]) -> Body:
     """Rule 2 and the variants' exchanges, from the plan of each hand."""
     me = view["seat"]
     for body in legal:

@@ -1,5 +1,5 @@
-"""What every bot shares: the random choice, the seat's observation, and the
-determinized Monte Carlo search loop.
+"""What every bot shares: the random choice, the seat's observation
+(``domain.bots.observation``), and the determinized Monte Carlo search loop.
 
 The search is *perfect-information Monte Carlo* over an information set: each round
 samples one world (the hidden cards dealt out consistently with the seat's
@@ -16,46 +16,28 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from domain.bots.observation import current_deal, observe
 from domain.errors import RuleViolation
-from domain.events import event_type, to_data
+
+__all__ = ["current_deal", "legal_bodies", "observe", "random_choice", "search", "weighted_fill"]
 
 T = TypeVar("T")
 W = TypeVar("W")
 
 
-def legal_bodies(view: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The seat's legal actions; a bot asked to act when it may not is a caller's bug."""
-    legal = view.get("legal_actions") or []
+def legal_bodies(view: Mapping[str, Any]) -> Sequence[dict[str, Any]]:
+    """The seat's legal actions (not copied: an ``Observation`` makes each body when it is
+    read); a bot asked to act when it may not is a caller's bug."""
+    legal: Sequence[dict[str, Any]] = view.get("legal_actions") or []
     if not legal:
         raise RuleViolation("no_legal_action", "this seat has nothing to do now")
-    return list(legal)
+    return legal
 
 
 def random_choice(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
     """The ``random`` bot: uniform over the legal actions."""
     legal = legal_bodies(view)
     return dict(legal[rng.randrange(len(legal))])
-
-
-def current_deal(events: Sequence[Any]) -> Sequence[Any]:
-    """The events of the current deal: from its ``DealStarted`` on (empty before one)."""
-    for i in range(len(events) - 1, -1, -1):
-        if event_type(events[i]) == "DealStarted":
-            return events[i:]
-    return ()
-
-
-def observe(rules: Any, state: Any, seat: int, deal_events: Sequence[Any]) -> dict[str, Any]:
-    """What ``seat`` knows, JSON-ready: its view, its seat number, and ``log``, the
-    current deal's events as this seat may see them (hidden cards already ``None``).
-
-    This is all a bot ever receives: the state stays here.
-    """
-    view = rules.view(state, seat)
-    shown = rules.visible_events(list(deal_events), seat) if deal_events else []
-    view["seat"] = seat
-    view["log"] = [{"type": event_type(e), "data": to_data(e)} for e in shown]
-    return view
 
 
 def search(

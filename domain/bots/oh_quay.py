@@ -107,7 +107,7 @@ class Knowledge:
         self.unseen = [c for c in DECK if c not in known]
 
 
-def _load_values(k: Knowledge, legal: list[Body]) -> list[tuple[float, Body]]:
+def _load_values(k: Knowledge, legal: Sequence[Body]) -> list[tuple[float, Body]]:
     """Each legal load with the value of the best launch after it; a load from one's
     own quay (blind) is averaged over the cards it could bring."""
     opponent_canal = len(k.opponent_canal)
@@ -130,7 +130,7 @@ def _keep_value(card: str) -> float:
     return -RANK[card]
 
 
-def ranked(view: View, legal: list[Body]) -> list[Body]:
+def ranked(view: View, legal: Sequence[Body]) -> list[Body]:
     """The legal actions, best first by the heuristic."""
     kind = legal[0]["type"]
     if kind == "load":
@@ -153,7 +153,7 @@ def ranked(view: View, legal: list[Body]) -> list[Body]:
         return sorted(legal, key=lambda b: tuple(-x for x in launch_value(b)))
     if kind == "take":
         return sorted(legal, key=lambda b: (-_keep_value(b["card"]), b["card"]))
-    return legal
+    return list(legal)
 
 
 def heuristic(view: View, rng: random.Random) -> Body:

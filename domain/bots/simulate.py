@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.bots import Bot, bot, decision_rng
-from domain.bots.common import observe
+from domain.bots.observation import Observation
 from domain.bots.stats import summarize
 from domain.errors import RuleViolation
 from domain.events import event_type
@@ -141,7 +141,7 @@ def play_match(
             raise Stopped(f"stopped in match {table.seed}")
         seat = acting[0]
         player = bots[seat]
-        observation = observe(rules, state, seat, deal)
+        observation = Observation(rules, state, seat, deal)
         # The deal key: a salted table's dice hold its salt (docs/rules/common.md, "Bots'
         # dice"); a simulation's table has none, so its dice are its seed's.
         dice = decision_rng(deal_key(table.seed, table.salt), version, seat)

@@ -55,8 +55,9 @@ class GameRules(Protocol):
     def to_act(self, state: Any, /) -> tuple[int, ...]:
         """The seats the table waits for."""
 
-    def view(self, state: Any, viewer: Viewer = None, /) -> dict[str, Any]:
-        """The state as ``viewer`` may see it, JSON-ready, with its legal actions."""
+    def view(self, state: Any, viewer: Viewer = None, /, legal: bool = True) -> dict[str, Any]:
+        """The state as ``viewer`` may see it, JSON-ready, with its legal actions (none
+        when ``legal`` is false: a bot's observation makes them one at a time)."""
 
     def visible_events(self, events: Sequence[Any], viewer: Viewer = None, /) -> list[Any]:
         """The whole log as ``viewer`` may see it (``common.visible_events_by``)."""

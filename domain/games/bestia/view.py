@@ -31,8 +31,9 @@ from domain.games.common import visible_events_by
 STATUS = {"waiting_for_deal": "waiting_for_deal", "finished": "finished"}
 
 
-def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
-    """The state as ``viewer`` may see it, JSON-ready."""
+def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
+    """The state as ``viewer`` may see it, JSON-ready (``legal=False``: no legal actions,
+    which a bot's observation makes one at a time: ``domain.bots.observation``)."""
     s = state
     n = s.table.players
     everything = viewer == ORGANISER or s.phase in ("waiting_for_deal", "finished")
@@ -91,7 +92,9 @@ def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
         "payments": [dict(line) for line in s.payments] if s.payments is not None else None,
         "outcome": s.outcome,
         "ranking": list(s.ranking) if s.ranking is not None else None,
-        "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)],
+        "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)]
+        if legal
+        else [],
     }
 
 

@@ -50,8 +50,9 @@ def _per_seat(s: State, values: Sequence[Any]) -> list[Any]:
     return list(values)
 
 
-def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
-    """The state as ``viewer`` may see it, JSON-ready."""
+def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
+    """The state as ``viewer`` may see it, JSON-ready (``legal=False``: no legal actions,
+    which a bot's observation makes one at a time: ``domain.bots.observation``)."""
     s = state
     variant = s.table.variant
     slots = range(len(s.hands))
@@ -101,7 +102,9 @@ def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
         "scores": list(s.scores) if s.scores is not None else None,
         "totals": list(s.totals),
         "ranking": list(s.ranking) if s.ranking is not None else None,
-        "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)],
+        "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)]
+        if legal
+        else [],
     }
 
 

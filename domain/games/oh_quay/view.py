@@ -35,8 +35,9 @@ from domain.table import ORGANISER
 STATUS = {WAITING_FOR_DEAL: "waiting_for_deal", FINISHED: "finished"}
 
 
-def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
-    """The state as ``viewer`` may see it, JSON-ready."""
+def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
+    """The state as ``viewer`` may see it, JSON-ready (``legal=False``: no legal actions,
+    which a bot's observation makes one at a time: ``domain.bots.observation``)."""
     s = state
     everything = viewer == ORGANISER or s.phase in (WAITING_FOR_DEAL, FINISHED)
     canals: list[list[str | None]] = []
@@ -99,7 +100,9 @@ def view(state: State, viewer: Viewer = None) -> dict[str, Any]:
         "emptied_by": s.emptied_by,
         "totals": list(s.totals),
         "ranking": list(s.ranking) if s.ranking is not None else None,
-        "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)],
+        "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)]
+        if legal
+        else [],
     }
 
 
