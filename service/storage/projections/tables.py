@@ -15,6 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from service.storage.models import bot_turns, table_summaries
 from service.storage.tablelog import TableLog, bot_to_move
+from service.storage.transactions import is_writing, when_committed
 
 
 def project_opened_table(connection: Connection, log: TableLog) -> None:
@@ -28,7 +29,7 @@ def project_appended(connection: Connection, before: TableLog, after: TableLog) 
     """The read models of a table whose events after ``before`` were just appended
     (``after``): its ``bot_turns`` row and its summary, each only if it changed."""
     project_bot_turn(connection, after, waited=bot_to_move(before) is not None)
-    project_table(connection, after, before.state)
+    project_table(connection, after, before)
 
 
 def headline(log: TableLog, state: Any = None) -> dict[str, Any]:
@@ -38,12 +39,30 @@ def headline(log: TableLog, state: Any = None) -> dict[str, Any]:
     return {key: shown[key] for key in ("status", "deal", "totals", "ranking")}
 
 
+#: The headline each table was last seen with, at its version: an action compares its
+#: table's new headline with the one the action before it wrote, so it draws one public
+#: view, not two. A (table, version) names one state for good (the log is append-only
+#: and chained), so a remembered headline is never stale, only missing.
+_SEEN: dict[str, tuple[int, dict[str, Any]]] = {}
+
+
+def _headline_at(log: TableLog, version: int, state: Any) -> dict[str, Any]:
+    seen = _SEEN.get(log.id)
+    if seen is not None and seen[0] == version:
+        return seen[1]
+    return headline(log, state)
+
+
 def project_table(connection: Connection, log: TableLog, before: Any = None) -> None:
-    """Keep ``log``'s ``table_summaries`` row; ``before``: the state the row was written
-    for (None: a table just opened, imported or restored, whose row may be missing). Only
-    a change of the headline writes."""
+    """Keep ``log``'s ``table_summaries`` row; ``before``: the log the row was written for
+    (None: a table just opened, imported or restored, whose row may be missing). Only a
+    change of the headline writes."""
     now = headline(log)
-    if before is not None and headline(log, before) == now:
+    unchanged = before is not None and _headline_at(before, before.version, before.state) == now
+    if is_writing(connection):  # remembered once committed: a rolled-back state never was
+        seen = (log.version, now)
+        when_committed(lambda: _SEEN.__setitem__(log.id, seen))
+    if unchanged:
         return
     values = {
         "status": now["status"],
