@@ -32,7 +32,7 @@ class TournamentCreateSchema(Schema):
     variant = fields.String(validate=validate.Length(min=1, max=40))
     rules = rules_field(
         common=False,
-        metadata={"description": "The game's options; tables draw their first dealer."}
+        metadata={"description": "The game's options; tables draw their first dealer."},
     )
     table_size = fields.Integer(
         required=True,
