@@ -90,7 +90,11 @@ def field_schema(t: FieldType, spec: GameSpec) -> dict[str, Any]:
     the spec has no shared nodes)."""
     if t.kind in ("seat", "number"):
         low = 0 if t.minimum is None else t.minimum
-        return {"type": "integer", "minimum": low, "maximum": t.maximum or SMALL}
+        return {
+            "type": "integer",
+            "minimum": low,
+            "maximum": SMALL if t.maximum is None else t.maximum,
+        }
     if t.kind == "word":
         return {"type": "string", "enum": list(t.words)} if t.words else {"type": "string"}
     if t.kind == "text":

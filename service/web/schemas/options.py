@@ -81,8 +81,10 @@ def option_schema(option: Option) -> dict[str, Any]:
             "minimum": -MAX_OPTION_NUMBER if low is None else max(low, -MAX_OPTION_NUMBER),
             "maximum": MAX_OPTION_NUMBER if high is None else min(high, MAX_OPTION_NUMBER),
         }
-    default = f" Default: {option.default_text}." if option.default_text else ""
-    return {**schema, "description": f"{option.help} Takes {option.takes}.{default}"}
+    if option.default is not None:
+        schema["default"] = option.default
+    words = f" Default: {option.default_words}." if option.default is None else ""
+    return {**schema, "description": f"{option.help} Takes {option.takes}.{words}"}
 
 
 def _declared(common: bool) -> dict[str, dict[str, Any]]:
