@@ -28,6 +28,7 @@ from urllib.parse import urlencode
 import pytest
 
 from service.storage.db import run_migrations
+from tests.helpers import table_of
 from tests.integration.served import BIN, Served, free_port, server_env
 from tests.pages.console_forms import HOSTILE, forms
 
@@ -117,12 +118,6 @@ def api(server: Served, method: str, path: str, body: Any = None) -> Any:
     return answer
 
 
-def open_table(server: Served, game: str = "bottle-imp") -> str:
-    seats = [{"name": n} for n in ("Ann", "Bo", "Cy", "Di")] if game == "bottle-imp" else [
-        {"name": "Ann"}, {"name": "Bo"}]  # fmt: skip
-    return str(api(server, "POST", "/tables", {"game": game, "seats": seats, "seed": 7})["id"])
-
-
 def at_once(send: Any, times: int = 4) -> list[Answer]:
     """``send()`` from ``times`` threads released together (a double tap, a flaky network)."""
     start = threading.Barrier(times)
@@ -145,7 +140,7 @@ def at_once(send: Any, times: int = 4) -> list[Answer]:
 
 def test_every_form_takes_hostile_input_without_a_server_error(server: Served) -> None:
     organiser = Organiser(server)
-    table = open_table(server)
+    table = api(server, "POST", "/tables", table_of())["id"]
     tournament = api(server, "POST", "/tournaments",
                      {"name": "Hostile", "game": "bottle-imp", "table_size": 3})["id"]  # fmt: skip
     for name in ("Ann", "Bo", "Cy"):
@@ -181,7 +176,7 @@ def test_every_form_takes_hostile_input_without_a_server_error(server: Served) -
 
 def test_two_quick_posts_of_an_adjustment_record_one_ruling(server: Served) -> None:
     organiser = Organiser(server)
-    table = open_table(server)
+    table = api(server, "POST", "/tables", table_of())["id"]
     hidden = organiser.form(f"/console/tables/{table}", f"/console/tables/{table}/adjust")
     data = {**hidden, "seat": "2", "points": "-10", "reason": "card exposed"}
     answers = at_once(lambda: organiser.post(f"/console/tables/{table}/adjust", data))
@@ -226,7 +221,7 @@ def test_two_quick_posts_of_an_entry_enter_one_person(server: Served) -> None:
 
 def test_a_seat_link_asked_twice_is_issued_once(server: Served) -> None:
     organiser = Organiser(server)
-    table = open_table(server)
+    table = api(server, "POST", "/tables", table_of())["id"]
     action = f"/console/tables/{table}/seats/1/token"
     hidden = organiser.form(f"/console/tables/{table}", action)
     answers = at_once(lambda: organiser.post(action, hidden), times=2)
@@ -253,7 +248,7 @@ def test_logging_out_ends_the_session_on_the_server(server: Served) -> None:
 
 def test_every_response_carries_the_security_headers(server: Served) -> None:
     organiser = Organiser(server)
-    table = open_table(server)
+    table = api(server, "POST", "/tables", table_of())["id"]
     api(server, "POST", f"/tables/{table}/actions", {"type": "deal"})
     pages = [
         "/",

@@ -8,54 +8,22 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from flask.testing import FlaskClient
 
 from domain.games import GAMES, SPECS
 from tests.contract.cards import cards_in
-from tests.factories import table_body
-from tests.helpers import ADMIN_TOKEN
+from tests.helpers import ADMIN_TOKEN, TABLE_KINDS, open_table, table_of
+from tests.helpers import OpenTable as Table
 
 Json = dict[str, Any]
 Headers = dict[str, str]
 ORGANISER: Headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
-#: One table body per game and variant the engine knows (Bestia once it is registered).
-BODIES: dict[str, Json] = {
-    "bottle-imp": table_body(seats=[{"name": n} for n in ("Ann", "Bo", "Cy", "Di")]),
-    "bottle-imp-3": table_body(players=3),
-    "lopaka": table_body(lopaka=True),
-    "bright-house": table_body(bright_house=True),
-    "oh-quay": table_body(game="oh-quay", players=2, rules={}, target_score=None, max_deals=1),
-    "bestia": table_body(game="bestia", players=3, rules={}, target_score=None, max_deals=2),
-}
+#: One table body per game and variant the engine knows (``tests.helpers.TABLE_KINDS``).
+BODIES: dict[str, Json] = {kind: table_of(kind) for kind in TABLE_KINDS}
 KINDS = [kind for kind, body in BODIES.items() if body["game"] in GAMES]
-
-
-@dataclass(frozen=True)
-class Table:
-    id: str
-    tokens: list[str | None]
-    body: Json
-
-    def token(self, viewer: int | str | None) -> str | None:
-        """The page token of a viewer: a seat, ``"organiser"``, or ``None`` (the public)."""
-        if viewer is None:
-            return None
-        if viewer == "organiser":
-            return ADMIN_TOKEN
-        return self.tokens[int(viewer)]
-
-    def headers(self, viewer: int | str | None) -> Headers:
-        token = self.token(viewer)
-        return {"Authorization": f"Bearer {token}"} if token else {}
-
-    def query(self, viewer: int | str | None) -> str:
-        """The link a viewer is handed (``?token=``): pages exchange it for a cookie."""
-        token = self.token(viewer)
-        return f"?token={token}" if token else ""
 
 
 #: One cookie jar per (app, table, viewer): a browser that opened the viewer's link once.
@@ -84,14 +52,6 @@ def browser_of(client: FlaskClient, table: Table, viewer: int | str | None) -> F
 def open_page(client: FlaskClient, table: Table, viewer: int | str | None, path: str = "/view"):
     """``GET /tables/{id}{path}`` from the viewer's own browser (cookie, never a token)."""
     return browser_of(client, table, viewer).get(f"/tables/{table.id}{path}")
-
-
-def open_table(client: FlaskClient, kind: str = "bottle-imp", **overrides: Any) -> Table:
-    body = {**BODIES[kind], **overrides}
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    return Table(created["id"], [s["token"] for s in created["seats"]], body)
 
 
 def state(client: FlaskClient, table: Table, viewer: int | str | None = "organiser") -> Json:

@@ -52,7 +52,7 @@ from domain.games.bestia.options import MAX_PLAYERS, MIN_PLAYERS
 from domain.games.bottle_imp.cards import START_CARD
 from service.storage.db import get_database
 from tests.factories import table_body
-from tests.helpers import make_test_app
+from tests.helpers import make_test_app, post_table
 from tests.pages.tables import (
     ORGANISER,
     STYLE,
@@ -158,13 +158,6 @@ def tables_of(kind: str) -> st.SearchStrategy[Json]:
     if kind == "oh-quay":
         return oh_quay_tables()
     return bottle_imp_tables(kind)
-
-
-def open_table(client: FlaskClient, body: Json) -> Table:
-    response = client.post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    return Table(created["id"], [s["token"] for s in created["seats"]], body)
 
 
 # --- the play ------------------------------------------------------------------------------
@@ -368,7 +361,7 @@ def event_types(client: FlaskClient, table: Table) -> set[str]:
 def play_checking_every_page(client: FlaskClient, body: Json, seed: int) -> tuple[Table, Json]:
     """Open a table of ``body``, play it to the end with choices from ``seed``, checking
     every page after every action; the table and its final state."""
-    table = open_table(client, body)
+    table = post_table(client, body)
     rng = random.Random(seed)
     fetched = Fetched()
     assert_every_page(client, table, fetched)
@@ -429,7 +422,7 @@ def mosca_table(client: FlaskClient, hands: list[list[str]], muestra: str) -> Ta
     """Deal 1 of two won by a mosca: everyone plays, nobody exchanges."""
     body = table_body(game="bestia", seats=_seats(3), target_score=None, max_deals=2,
                       rules={"first_dealer": 0, "ante": 1})  # fmt: skip
-    table = open_table(client, body)
+    table = post_table(client, body)
     take(client, table, {"type": "deal", "hands": hands, "muestra": muestra})
     while (now := state(client, table))["deal"] == 1 and now["phase"] != "waiting_for_deal":
         (choice,) = [a for a in now["legal_actions"] if a.get("call") != "pass"]

@@ -17,6 +17,7 @@ import pytest
 from flask import Flask
 
 from tests.factories import table_body
+from tests.helpers import post_table
 from tests.pages.conftest import Phones
 from tests.pages.tables import ORGANISER, Table, state
 from tests.pages.tapping import play_by_tapping
@@ -32,13 +33,6 @@ def expect(target: Any) -> Any:
 
     playwright_expect.set_options(timeout=10_000)
     return playwright_expect(target)
-
-
-def open_table(app: Flask, body: Json) -> Table:
-    response = app.test_client().post("/tables", json=body, headers=ORGANISER)
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    return Table(created["id"], [s["token"] for s in created["seats"]], body)
 
 
 def seats(humans: int, players: int) -> list[Json]:
@@ -77,7 +71,7 @@ GAMES = {
 def test_a_whole_deal_is_played_by_tapping(
     phones: Phones, live_app: Flask, base_url: str, kind: str
 ) -> None:
-    table = open_table(live_app, GAMES[kind])
+    table = post_table(live_app.test_client(), GAMES[kind])
     pages = human_pages(phones, base_url, table)
     expect(pages[0].locator("#turn")).to_be_visible()
     fits_the_phone(pages[0])
@@ -93,7 +87,7 @@ def test_the_organiser_records_a_deal_for_every_seat(
     phones: Phones, live_app: Flask, base_url: str
 ) -> None:
     """A scorer at a physical table: the organiser's page offers every seat's moves."""
-    table = open_table(live_app, table_body(seats=seats(3, 3)))
+    table = post_table(live_app.test_client(), table_body(seats=seats(3, 3)))
     page = phones.open(f"{base_url}/tables/{table.id}/view?token=test-organiser-token")
     page.get_by_role("button", name="Deal").click()
     expect(page.locator("section.moves")).to_have_count(3)
@@ -128,7 +122,7 @@ BEFORE_ANN = [
 def test_an_unplayable_card_says_why(phones: Phones, live_app: Flask, base_url: str) -> None:
     """Ann must follow the yellow led: her blues and reds are greyed, and a tap on one says
     why in the rules' words."""
-    table = open_table(live_app, table_body(seats=seats(3, 3)))
+    table = post_table(live_app.test_client(), table_body(seats=seats(3, 3)))
     client = live_app.test_client()
     for action in BEFORE_ANN:
         answer = client.post(f"/tables/{table.id}/actions", json=action, headers=ORGANISER)
@@ -151,7 +145,7 @@ def test_an_unplayable_card_says_why(phones: Phones, live_app: Flask, base_url: 
 def test_a_token_link_leaves_no_token_in_the_page(
     phones: Phones, live_app: Flask, base_url: str
 ) -> None:
-    table = open_table(live_app, table_body(seats=seats(4, 4)))
+    table = post_table(live_app.test_client(), table_body(seats=seats(4, 4)))
     token = str(table.tokens[0])
     page = phones.open(f"{base_url}/tables/{table.id}/view?token={token}")
     assert page.url == f"{base_url}/tables/{table.id}/view"
@@ -188,7 +182,7 @@ def test_a_stale_page_shows_the_refusal_and_catches_up(
 ) -> None:
     """A move tapped on a page that missed the news is refused (If-Match): the page says
     so in words, not as raw JSON, and then shows the table as it is."""
-    table = open_table(live_app, table_body(seats=seats(4, 4)))
+    table = post_table(live_app.test_client(), table_body(seats=seats(4, 4)))
     page = phones.open(f"{base_url}/tables/{table.id}/view?token={table.tokens[0]}")
     expect(page.locator("#turn")).to_have_text("Your deal.")
     page.route("**/view/news*", lambda route: route.abort())  # the page hears nothing
