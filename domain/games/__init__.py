@@ -5,8 +5,9 @@ registers itself once, as its ``SPEC`` (a ``registry.GameSpec``), listed in ``SP
 below: one line per game, where mypy checks each package against the interface (``make
 lint``). Everything else per game is derived from the specs. ``game(id)`` wraps a game in
 ``Rules``, which adds what every game shares: directors' rulings (``adjust``,
-``domain.rulings``). What every game's own functions share (the end of the match, the seed
-and salt kept secret) is in ``domain.games.common``.
+``domain.rulings``) and seats taken over by a bot (``domain.stand_ins``). What every
+game's own functions share (the end of the match, the seed and salt kept secret) is in
+``domain.games.common``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain import rulings
+from domain import rulings, stand_ins
 from domain.errors import RuleViolation
 from domain.games import bestia, bottle_imp, oh_quay
 from domain.games.action_specs import SEAT, ActionSpec, FieldType
@@ -54,7 +55,8 @@ GAMES: dict[str, GameRules] = {game_id: spec.rules for game_id, spec in SPECS.it
 
 
 class Rules:
-    """A game's rules, plus the organiser's rulings (``adjust``)."""
+    """A game's rules, plus the organiser's rulings (``adjust``) and seats handed to a bot
+    (``domain.stand_ins``: events of the table, which leave the game's state as it was)."""
 
     def __init__(self, module: GameRules) -> None:
         self.module = module
@@ -62,6 +64,7 @@ class Rules:
         self.EVENT_TYPES: Mapping[str, type] = {
             **module.EVENT_TYPES,
             "Adjusted": rulings.Adjusted,
+            **stand_ins.EVENT_TYPES,
         }
         #: Every kind of action a table of the game takes: its own, and ``adjust``.
         self.actions: Mapping[str, ActionSpec] = {**self.spec.actions, "adjust": ADJUST}
@@ -82,17 +85,23 @@ class Rules:
     def decide(self, state: Any, action: Any) -> list[Any]:
         if type(action) is rulings.Adjust:
             return rulings.decide(self.module, state, action)
+        if type(action) in stand_ins.ACTIONS:
+            return stand_ins.decide(state, action)
         return self.module.decide(state, action)
 
     def evolve(self, state: Any, event: Any) -> Any:
         if type(event) is rulings.Adjusted:
             return rulings.evolve(self.module, state, event)
+        if type(event) in stand_ins.EVENTS:
+            return state  # who plays a seat is the table's business, not the rules'
         return self.module.evolve(state, event)
 
     def action_of(self, event: Any, state: Any) -> Any:
         """The action that ``event`` records, or None for an event the engine causes."""
         if type(event) is rulings.Adjusted:
             return rulings.Adjust(event.seat, event.points, event.reason)
+        if type(event) in stand_ins.EVENTS:
+            return stand_ins.action_of(event)
         return self.module.action_of(event, state)
 
 

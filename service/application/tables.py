@@ -32,7 +32,7 @@ from service.core.resources import resources
 from service.storage.db import get_database
 from service.storage.eventstore import NewEvent, VersionConflict, canonical_json
 from service.storage.seat_tokens import issue_seat_tokens
-from service.storage.tablelog import TableLog, TableLogs, table_logs_of
+from service.storage.tablelog import TableLog, TableLogs, refuse_taken_over, table_logs_of
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -148,9 +148,11 @@ def act(
     without it, an action that lost a race to another writer is decided again on the new
     state (a few times). An ``Idempotency-Key`` seen before returns the first response
     and appends nothing (docs/api.md, "Acting at a table"). ``actor`` names who acted in
-    the log when it is not the caller (``bot random seat 2``). Once committed, the change
-    is published (which wakes a bot left to move: ``service.jobs.botplay``), unless
-    ``autoplay`` is off: the bots' own loop.
+    the log when it is not the caller (``bot random seat 2``); without it, a seat acting
+    for itself is its person, refused while a bot plays the seat (``seat_taken_over``,
+    ``domain.stand_ins``). Once committed, the change is published (which wakes a bot
+    left to move: ``service.jobs.botplay``), unless ``autoplay`` is off: the bots' own
+    loop.
     """
     for attempt in range(1, ATTEMPTS + 1):
         try:
@@ -197,6 +199,8 @@ def _act_once(
         log = work.table(table_id)
         if expected is not None and expected != log.version:
             raise VersionConflict(table_id, expected, log.version)
+        if actor is None and type(viewer) is int:  # the seat's person (a bot names itself)
+            refuse_taken_over(log, viewer)
         rules = log.rules
         action = rules.parse(body)
         if body.get("type") == "deal":

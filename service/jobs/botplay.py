@@ -1,5 +1,10 @@
 """Bot seats move by themselves, through the same command path as a person.
 
+A bot seat is one the table opened with, or one the organiser handed to a bot for an
+absent person until it is handed back (``service.storage.tablelog.bot_to_move``, folded
+from the log): a takeover's commit wakes the bots like any action, and a hand-back stops
+them at their next look, since the loop decides only at the version it read.
+
 ``play_bots`` is the autoplay loop: while a bot seat is among those the table waits
 for, it shows the bot that seat's observation only (``domain.bots.common.observe``),
 seeds the decision from (deal key, version, seat), and submits the chosen action with

@@ -2,7 +2,8 @@
 
 Everything about reading, checking and caching is the streams' own; this module says
 how a table's rows decode and fold (its game's rules, from its ``TableOpened``) and
-what a table's log can tell about itself.
+what a table's log can tell about itself: who plays each seat, among others (the opening's
+bots overlaid with the seats taken over, ``domain.stand_ins``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from domain import stand_ins
 from domain.audit import Problem
 from domain.events import MatchEnded, TableOpened, from_data
 from domain.games import Rules, game
 from domain.replay import event_from_json
-from service.core.refusals import NotFound
+from service.core.refusals import Conflict, NotFound
 from service.core.resources import resources
 from service.storage.damage import LogDamaged, Origin, origin_of
 from service.storage.eventstore import StoredEvent
@@ -56,13 +58,36 @@ class TableLog(StreamLog):
         )
 
 
+def takeovers(log: TableLog) -> stand_ins.Takeovers:
+    """The seats the organiser handed to a bot and has not handed back, by seat."""
+    return stand_ins.taken_over(log.events)
+
+
+def playing(log: TableLog) -> tuple[str | None, ...]:
+    """Which bot plays each seat of the opening now (its own, or the one it was handed
+    to); ``None`` for a person playing their own seat."""
+    return stand_ins.playing(log.opened.seats, takeovers(log))
+
+
 def bot_to_move(log: TableLog) -> tuple[int, str] | None:
-    """The first bot seat the table waits for, with its bot's name; else None."""
-    seats = log.opened.seats
+    """The first seat the table waits for that a bot plays, with its bot's name; else None."""
+    bots = playing(log)
     for seat in log.rules.to_act(log.state):
-        if seat < len(seats) and (name := seats[seat].get("bot")):
+        if seat < len(bots) and (name := bots[seat]):
             return seat, str(name)
     return None
+
+
+def refuse_taken_over(log: TableLog, seat: int) -> None:
+    """A person's own token acting for a seat the organiser handed to a bot: refused (409
+    ``seat_taken_over``) until the seat is handed back; looking at it is still theirs."""
+    held = takeovers(log).get(seat)
+    if held is not None:
+        raise Conflict(
+            f"the organiser handed this seat to the {held.bot} bot ({held.reason}), which "
+            "plays it now: ask the organiser to hand it back to you",
+            "seat_taken_over",
+        )
 
 
 def decode(game_id: str, row: StoredEvent) -> Any:
@@ -124,4 +149,13 @@ def table_logs() -> TableLogs:
     return table_logs_of(resources())
 
 
-__all__ = ["TableLog", "TableLogs", "bot_to_move", "damaged", "table_logs"]
+__all__ = [
+    "TableLog",
+    "TableLogs",
+    "bot_to_move",
+    "damaged",
+    "playing",
+    "refuse_taken_over",
+    "table_logs",
+    "takeovers",
+]

@@ -27,7 +27,8 @@ from tests.helpers import ADMIN_TOKEN, make_test_app
 #: Operations where a game's rules, or what is already recorded, may refuse a request the spec
 #: allows: which variants, rule options, seat counts and table sizes a game takes, whether an
 #: action is legal now, whether a log verifies, a player unknown or already entered, whether a
-#: table has that seat and a person sits there (a new seat token), whether a name looks like
+#: table has that seat and a person sits there (a new seat token, a seat handed to a bot and
+#: back, the match not over), whether a name looks like
 #: one already there or breaks what the name rule says beyond its pattern (`confusable_name`,
 #: `invalid_name`, ``domain.names``). There, and
 #: only there, a 422 with such a `code` is no disagreement; a `validation_error` always is.
@@ -37,6 +38,8 @@ RULES_DECIDE = {
     "POST /tables",
     "POST /tables/import",
     "POST /tables/{table_id}/actions",
+    "POST /tables/{table_id}/seats/{seat}/bot",
+    "DELETE /tables/{table_id}/seats/{seat}/bot",
     "POST /tables/{table_id}/seats/{seat}/token",
     "POST /tournaments",
     "POST /tournaments/{tournament_id}/entries",
