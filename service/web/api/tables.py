@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response, jsonify
+
 from service.application.listings import public_table
 from service.application.tables import act, commitment, create_table, table_logs, visible_rows
 from service.storage.db import get_database
@@ -70,7 +72,7 @@ def created_body(log: TableLog, tokens: dict[int, str]) -> dict[str, Any]:
 @blp.problems(400, 401, 403, 404, 409, 422)
 def post_action(
     headers: dict[str, Any], action: dict[str, Any], table_id: str, viewer: Viewer
-) -> tuple[dict[str, Any], int, dict[str, str]]:
+) -> tuple[Response, int, dict[str, str]]:
     """Record an action
 
     The organiser may act for any seat, a seat's token for its own seat.
@@ -78,7 +80,9 @@ def post_action(
     accepted = act(
         table_id, action, viewer, headers.get("expected"), headers.get("idempotency_key")
     )
-    return accepted.body, accepted.status, {"ETag": f'"{accepted.body["version"]}"'}
+    # the body is the schema's already (``visible_rows``): answered as it is, not dumped again
+    answer = jsonify(accepted.body)
+    return answer, accepted.status, {"ETag": f'"{accepted.body["version"]}"'}
 
 
 def _read(table_id: str) -> tuple[TableLog, Any]:
