@@ -287,7 +287,7 @@ def test_the_cookie_holds_a_session_that_logging_out_ends_everywhere(
     log_in(client)
     session_id = session_of(client)
     assert session_id != ADMIN_TOKEN and sessions(app) == 1
-    assert "organiser: you see every card" in text(client.get(f"/tables/{table.id}/view"))
+    assert "Organiser: you see every card" in text(client.get(f"/tables/{table.id}/view"))
     page = text(client.get("/console"))
     assert 'id="logout"' in page
     assert client.post("/console/logout", data={}).status_code == 403  # CSRF: no forced logout
@@ -299,7 +299,7 @@ def test_the_cookie_holds_a_session_that_logging_out_ends_everywhere(
     stolen = app.test_client()
     stolen.set_cookie(ORGANISER_COOKIE, session_id)
     assert stolen.get("/console").status_code == 401
-    assert "you see the public view" in text(stolen.get(f"/tables/{table.id}/view"))
+    assert "You see what lies face up" in text(stolen.get(f"/tables/{table.id}/view"))
     move = stolen.post(f"/tables/{table.id}/view/act", json={"type": "deal"},
                        headers={"If-Match": '"1"', "X-CSRF-Token": "x"})  # fmt: skip
     assert move.status_code == 401

@@ -58,10 +58,12 @@ def test_a_seat_link_becomes_a_cookie_scoped_to_its_table(client: FlaskClient) -
     assert f"Path=/tables/{table.id};" in cookie or cookie.endswith(f"Path=/tables/{table.id}")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     page = browser.get(f"/tables/{table.id}/view").get_data(as_text=True)
-    assert "Bo (seat 1)" in page
+    assert "You are Bo:" in page
     assert str(table.tokens[1]) not in page
     other = open_table(client)  # the cookie is not sent to another table's pages
-    assert "you see the public" in browser.get(f"/tables/{other.id}/view").get_data(as_text=True)
+    assert "You see what lies face up" in browser.get(f"/tables/{other.id}/view").get_data(
+        as_text=True
+    )
 
 
 def test_the_organiser_link_is_a_site_wide_cookie(client: FlaskClient) -> None:
@@ -74,7 +76,7 @@ def test_the_organiser_link_is_a_site_wide_cookie(client: FlaskClient) -> None:
     )
     other = open_table(client)
     page = browser.get(f"/tables/{other.id}/view").get_data(as_text=True)
-    assert "organiser: you see every card" in page
+    assert "Organiser: you see every card" in page
 
 
 def test_news_answers_the_fragment_only_after_a_change(client: FlaskClient) -> None:

@@ -199,9 +199,9 @@ def test_a_bestia_view_is_drawn_with_trump_pot_and_balances(app: Flask) -> None:
 
 def test_a_seat_page_says_whose_view_it_is(client: FlaskClient) -> None:
     table = open_table(client)
-    assert "you see the public" in view_page(client, table.id)
-    assert "Cy (seat 2)" in view_page(client, table.id, f"?token={table.tokens[2]}")
-    assert "organiser: you see every card" in view_page(
+    assert "You see what lies face up" in view_page(client, table.id)
+    assert "You are Cy:" in view_page(client, table.id, f"?token={table.tokens[2]}")
+    assert "Organiser: you see every card" in view_page(
         client, table.id, "?token=test-organiser-token"
     )
 
@@ -229,7 +229,7 @@ def test_the_page_polls_its_news_endpoint_while_the_match_runs(client: FlaskClie
     assert str(table.tokens[1]) not in page
     assert live["version"] == state(client, table)["version"]
     assert "Authorization" not in page
-    assert '?after=" + config.version' in page
+    assert '"after=" + config.version' in page
     act(client, table, state(client, table)["legal_actions"][0])
     assert embedded(view_page(client, table.id))["live"]["version"] > live["version"]
 

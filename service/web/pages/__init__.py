@@ -83,6 +83,7 @@ def table_page(table_id: str) -> BaseResponse:
         "pages/table.html",
         seating=seating,
         organiser=viewer == ORGANISER,
+        also_organiser=viewer != ORGANISER and session.is_organiser_page(),
         **tableview.context(log, viewer, token),
     )
     return html(page)

@@ -28,6 +28,7 @@ from domain.errors import RuleViolation
 from domain.table import ORGANISER, Viewer
 from service.storage.tablelog import TableLog
 from service.web.pages.cards import Card
+from service.web.pages.words import seats_in_words
 
 Body = dict[str, Any]
 
@@ -93,6 +94,7 @@ class Offer:
     seat: int
     names: Sequence[str]
     bodies: list[Body]
+    you: int | None = None  # the viewer's own seat, said "you" in the engine's reasons
 
 
 #: How one kind of action is offered: the panel's rows for its legal bodies.
@@ -162,7 +164,8 @@ def plays(offer: Offer) -> list[Group]:
             attempt = {"type": "play", "seat": seat, "card": card}
             if hand:
                 attempt["hand"] = hand
-            row.append(CardMove(card, None, refusal(offer.log, attempt) or "not playable now"))
+            why = seats_in_words(refusal(offer.log, attempt), offer.names, offer.you)
+            row.append(CardMove(card, None, why or "not playable now"))
     prompt = f"Play a card{' from pile ' + hand if hand else ''}"
     return [Group("cards", prompt, cards=row)]
 
@@ -173,9 +176,10 @@ def seat_moves(
     seat: int,
     names: Sequence[str],
     drawers: Mapping[str, Drawer],
+    you: int | None = None,
 ) -> list[Group]:
-    """The groups of moves ``seat`` may make now (``view`` is the viewer's), each kind
-    drawn by the game's ``drawers``."""
+    """The groups of moves ``seat`` may make now (``view`` is ``you``'s, the viewer's),
+    each kind drawn by the game's ``drawers``."""
     rules = log.rules
     bodies = [rules.body(a) for a in rules.legal_actions(log.state, seat)]
     kinds: dict[str, list[Body]] = {}
@@ -186,7 +190,7 @@ def seat_moves(
         drawer = drawers.get(kind)
         if drawer is None:
             raise Undrawable(f"{log.opened.game}: the pages cannot draw an action {kind!r}")
-        groups.extend(drawer(Offer(log, view, seat, names, some)))
+        groups.extend(drawer(Offer(log, view, seat, names, some, you)))
     return groups
 
 
@@ -206,7 +210,8 @@ def moves(
         seats = [viewer]
     out = []
     for seat in seats:
-        groups = seat_moves(log, view, seat, names, drawers) if seat in view["to_act"] else []
+        you = viewer if isinstance(viewer, int) else None
+        groups = seat_moves(log, view, seat, names, drawers, you) if seat in view["to_act"] else []
         if groups:
             out.append(SeatMoves(seat, names[seat], groups))
     return out

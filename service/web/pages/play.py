@@ -25,11 +25,14 @@ from typing import Any
 
 from flask import Blueprint, request
 
+from domain.errors import RuleViolation
 from domain.table import Viewer
 from service.application.tables import act, table_logs
 from service.storage.db import get_database
 from service.storage.eventstore import VersionConflict
 from service.web.pages import session, tableview
+from service.web.pages.scenes import seat_names
+from service.web.pages.words import seats_in_words
 from service.web.problems import ApiError
 from service.web.schemas.actions import ActionSchema
 
@@ -96,12 +99,23 @@ def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         try:
             act(table_id, body, viewer, expected)
             break
+        except RuleViolation as refused:  # said to the player with names, "you" for them
+            raise _in_words(table_id, refused, viewer) from None
         except VersionConflict:
             now = _still_offered(table_id, viewer, body)
             if now is None or attempt == RETRIES:
                 raise
             expected = now
     return _answer(table_id, viewer, token), 201, {"Cache-Control": "no-store"}
+
+
+def _in_words(table_id: str, refused: RuleViolation, viewer: Viewer) -> RuleViolation:
+    """The engine's refusal with the table's names, and "you" for the viewer (the
+    same code, so the same status)."""
+    with get_database().reading() as connection:
+        names = seat_names(table_logs().load(connection, table_id).opened)
+    you = viewer if isinstance(viewer, int) else None
+    return RuleViolation(refused.code, seats_in_words(refused.message, names, you))
 
 
 #: How often a move that lost a race but is still offered is tried again.

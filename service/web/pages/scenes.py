@@ -104,7 +104,7 @@ def seat_names(opened: Any) -> list[str]:
     """Per-seat display names, the seats the engine plays (``GameSpec.house_seats``, as
     Lopaka at index 2 of a ``lopaka`` table's lists) included."""
     names = [
-        seat.get("name") or (f"{seat['bot']} bot" if seat.get("bot") else f"Seat {s}")
+        seat.get("name") or (f"{seat['bot']} bot" if seat.get("bot") else f"Seat {s + 1}")
         for s, seat in enumerate(opened.seats)
     ]
     spec = SPECS.get(opened.game)

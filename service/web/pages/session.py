@@ -183,25 +183,36 @@ def log_out(response: R) -> R:
 
 def cookie_secret(table_id: str | None = None) -> str | None:
     """The secret this page request rides on, which its CSRF token derives from: the
-    organiser's live session id first, else (for a table's pages) that table's seat
-    token. Stale cookies are ignored, not errors: a re-issued seat token must not lock
-    its old phone out of the public view."""
+    secret of the viewer ``page_viewer`` finds (a seat this browser holds at the table,
+    unless the organiser's view is asked; else the organiser's live session), else a
+    stale seat cookie's. Stale cookies are ignored, not errors: a re-issued seat token
+    must not lock its old phone out of the public view."""
     session_id = organiser_session()
-    if session_id is not None:
+    if table_id is None:
         return session_id
-    if table_id is not None:
-        with get_database().reading() as connection:
-            return _seat_cookies(connection, table_id)[1]
-    return None
+    with get_database().reading() as connection:
+        seat, secret = _seat_cookies(connection, table_id)
+    if session_id is not None and (seat is None or organiser_asked()):
+        return session_id
+    return secret
+
+
+def organiser_asked() -> bool:
+    """A table page asked as the organiser's (``?as=organiser``): the organiser's session
+    then wins over a seat this browser also holds at that table."""
+    return request.args.get("as") == "organiser"
 
 
 def page_viewer(connection: Connection, table_id: str) -> Viewer:
-    """The organiser (a live session), a seat of ``table_id`` (its seat cookie, else the
-    personal link's cookie of its tournament) or ``None`` (the public). A seat cookie
+    """A seat of ``table_id`` this browser holds (its seat cookie, else the personal
+    link's cookie of its tournament), else the organiser (a live session), else ``None``
+    (the public). An organiser who also plays sees only their own hand on their seat's
+    page, and every hand only when asking for it (``organiser_asked``). A seat cookie
     never makes anyone the organiser."""
-    if organiser_session() is not None:
+    seat = _seat_cookies(connection, table_id)[0]
+    if organiser_session() is not None and (seat is None or organiser_asked()):
         return ORGANISER
-    return _seat_cookies(connection, table_id)[0]
+    return seat
 
 
 def _seat_cookies(connection: Connection, table_id: str) -> tuple[Viewer, str | None]:

@@ -18,9 +18,10 @@ from service.storage.tablelog import TableLog
 from service.web.pages import cards, games
 from service.web.pages.games import scene
 from service.web.pages.games.checks import undrawn
-from service.web.pages.moves import SeatMoves, Undrawable, moves
+from service.web.pages.moves import Group, SeatMoves, Undrawable, moves
 from service.web.pages.scenes import Pile, Scene, Slot, seat_names
 from service.web.pages.session import csrf_token
+from service.web.pages.words import name_of, plural, status_words
 
 #: How often a live table page asks for news, in milliseconds (the app's ``PAGES_POLL_MS``
 #: setting overrides it; browser tests poll faster).
@@ -34,10 +35,10 @@ def faces(game: str) -> Callable[[cards.Card], cards.Face]:
 
 def viewer_label(viewer: Viewer, names: list[str]) -> str:
     if viewer == ORGANISER:
-        return "organiser: you see every card"
+        return "Organiser: you see every card"
     if isinstance(viewer, int):
-        return f"you are {names[viewer]} (seat {viewer}): you see your hand and what is public"
-    return "you see the public view: what lies face up"
+        return f"You are {names[viewer]}: you see your own hand and what lies face up"
+    return "You see what lies face up"
 
 
 def deals(log: TableLog) -> list[tuple[int, bool]]:
@@ -106,6 +107,43 @@ def _turn(
     return {"mine": False, "words": f"Waiting: {who} {verb}.", "kind": "wait"}
 
 
+def rulings(log: TableLog, names: Sequence[str]) -> list[tuple[str, str]]:
+    """Every director's ruling of the match in words, for every viewer: a ruling moves
+    points (Bestia: chips between the seat and the pot, ``docs/rules/common.md``,
+    "Directors' rulings") that a page must account for."""
+    chips = log.opened.game == "bestia"
+    out = []
+    for event in log.events:
+        if event_type(event) != "Adjusted":
+            continue
+        who, points = name_of(event.seat, names), event.points
+        if chips:
+            moved = "from the pot" if points > 0 else "into the pot"
+            said = f"{who}: {plural(abs(points), 'chip')} {moved}"
+        else:
+            said = f"{who}: {points:+d} {'point' if abs(points) == 1 else 'points'}"
+        out.append(("Ruling", f"{said} ({event.reason})"))
+    return out
+
+
+def _shows_cards(groups: Sequence[Group]) -> bool:
+    """Whether a seat's moves already show its cards (a row of cards, or a builder's)."""
+    return any(
+        g.kind == "cards" or any(v.card is not None for f in g.fields for v in f.values)
+        for g in groups
+    )
+
+
+def _dock(drawn: Scene, seat: int, offered: list[SeatMoves]) -> dict[str, Any]:
+    """What a seat's page keeps within reach at the bottom of a phone's screen: its moves
+    when it has any, and its hand unless those moves show the cards already."""
+    own = next((m for m in offered if m.seat == seat), None)
+    hand = [p.json() for p in drawn.seats[seat].piles if "hand" in p.kind and p.slots]
+    if own is not None and _shows_cards(own.groups):
+        hand = []
+    return {"moves": own, "hand": hand, "empty": own is None and not hand}
+
+
 def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     """Everything ``pages/_table.html`` draws for ``viewer`` (``token``: the cookie's, for
     the page's CSRF token; never put in the page itself)."""
@@ -115,17 +153,25 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     last = last_trick(log, names)
     if last is not None:
         drawn.centre.append(last)
+    drawn.facts.extend(rulings(log, names))
+    seat = viewer if isinstance(viewer, int) else None
+    if seat is not None and seat < len(drawn.seats):
+        drawn.seats[seat].name = f"{names[seat]} (you)"
     table_id = log.id
     game = games.pages_of(log.opened.game)
     missing = undrawn(log.rules.spec, game)
     if missing:  # loudly, for every viewer: never a panel silently short of a move
         raise Undrawable(f"{log.opened.game}: the pages cannot draw an action {missing[0]!r}")
     offered = moves(log, shown, viewer, names, game.drawers)
+    turn = _turn(shown, viewer, names, offered)
+    # the organiser's view of a table where this browser also holds a seat is asked for
+    asked = "?as=organiser" if viewer == ORGANISER else ""
     live = {
         "version": log.version,
         "finished": shown["status"] == "finished",
-        "news": f"/tables/{table_id}/view/news",
-        "act": f"/tables/{table_id}/view/act",
+        "mine": turn["mine"],
+        "news": f"/tables/{table_id}/view/news{asked}",
+        "act": f"/tables/{table_id}/view/act{asked}",
         "csrf": csrf_token(token) if token else None,
         "interval": current_app.config.get("PAGES_POLL_MS", POLL_MS),
     }
@@ -135,14 +181,16 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         "game_name": games.name(log.opened.game),
         "deal_word": game.deal_word,
         "view": shown,
+        "status_words": status_words(shown["status"]),
         "version": log.version,
         "names": names,
         "scene": drawn.json(),
         "face": faces(log.opened.game),
         "viewer": viewer_label(viewer, names),
-        "seat": viewer if isinstance(viewer, int) else None,
-        "turn": _turn(shown, viewer, names, offered),
+        "seat": seat,
+        "turn": turn,
         "moves": offered,
+        "dock": _dock(drawn, seat, offered) if seat is not None else None,
         "deals": [(k, scored or viewer == ORGANISER) for k, scored in deals(log)],
         "live": live,
         "damage": log.damage,

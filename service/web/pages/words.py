@@ -1,0 +1,66 @@
+"""People's words for what the engine and the API say in their own (``docs/api.md``, "Pages
+for people"): a page names seats by their people, counts from 1 and says "you" to its
+viewer; the API keeps its 0-based seats and its codes.
+
+The rules engines word their refusals for the API ("seat 2 holds red cards and must follow
+red"); a page shows the same sentence with names ("you hold red cards and must follow
+red"), and a refusal's code stays in the page's markup only (``data-code``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+#: What a verb the engines write after "seat N" becomes after "you".
+_YOU = {"holds": "hold", "has": "have", "does": "do", "discards": "discard", "is": "are",
+        "was": "were", "loads": "load", "plays": "play", "takes": "take"}  # fmt: skip
+_SEAT = re.compile(r"\bseat (\d+)('s)?(?: (\w+))?")
+_BRACKETED = re.compile(r" \(seat \d+\)")
+_NOT_SEAT = re.compile(r"\bnot (\d+)'s\b")  # Bestia's "it is seat 0's turn …, not 2's"
+
+
+def name_of(seat: int, names: Sequence[str]) -> str:
+    """A seat by its person, or "seat N" counted from 1 when it has no name here."""
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
+
+
+def seats_in_words(message: str, names: Sequence[str], you: int | None = None) -> str:
+    """``message`` with each "seat N" said as its person ("you" for ``you``), and the
+    first letter a capital: "seat 2's pile A" → "Your pile A"."""
+    text = _BRACKETED.sub("", message)
+
+    def said(found: re.Match[str]) -> str:
+        seat, owns, verb = int(found[1]), found[2], found[3]
+        mine = seat == you
+        if mine:
+            who = ("yours" if verb is None else "your") if owns else "you"
+        else:
+            who = name_of(seat, names) + (owns or "")
+        if verb is None:
+            return who
+        return f"{who} {_YOU.get(verb, verb) if mine and not owns else verb}"
+
+    text = _NOT_SEAT.sub(r"not seat \1's", text)
+    text = _SEAT.sub(said, text)
+    return text[:1].upper() + text[1:]
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``11th``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+#: A table's status as a page says it.
+STATUS_WORDS = {"waiting_for_deal": "waiting for the deal", "in_deal": "playing",
+                "finished": "finished"}  # fmt: skip
+
+
+def status_words(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " "))
