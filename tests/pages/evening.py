@@ -22,6 +22,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
+from tests.helpers import wait_for
 from tests.pages.browser import launch
 from tests.pages.tapping import TAPPABLE, tap
 
@@ -125,18 +126,17 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
 
     phones = [browser.new_context(viewport=PHONE).new_page() for _ in links]
     for phone, link in zip(phones, links, strict=True):
-        phone.goto(url + link[link.index("/tables/") :])  # the slip's link, at this server
+        phone.goto(url + link[link.index("/tournaments/") :])  # the slip's link, at this server
         assert "token=" not in phone.url, phone.url
     shoot("08-seat-before-deal", phones[0])
 
+    shown: list[int] = []
+
     def moment(taps: int) -> None:
-        if taps == 8:
-            mine = phones[0]
-            if not mine.locator("#table [data-action]:visible").count():
-                for _ in range(40):  # wait until this seat has a choice
-                    if mine.locator("#table [data-action]:visible").count():
-                        break
-                    time.sleep(0.25)
+        """Past the first few moves, the first time the first phone has a choice to show."""
+        mine = phones[0]
+        if taps >= 8 and not shown and mine.locator("#table [data-action]:visible").count():
+            shown.append(taps)
             shoot("09-seat-playing", mine)
             org.goto(tournament)
             shoot("10-round-status", org)
@@ -160,8 +160,9 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     org.locator("#open-round").click()
     org.get_by_role("heading", name=re.compile("Round 2")).wait_for()
     shoot("16-round-2", org)
-    time.sleep(2)  # a bot dealer deals by itself at once (through the worker): look again
-    org.reload()
+    first = str(org.locator("#round-tables .item").first.get_attribute("data-table"))
+    wait_for(lambda: dealt_unless_by_a_person(org, url, first), 60, "a bot dealer's deal")
+    org.reload()  # a bot dealer has dealt by itself (through the worker): look again
     table = org.locator("#round-tables .item").first
     if table.get_by_role("link", name="record a deal").count():
         table.get_by_role("link", name="record a deal").click()
@@ -223,6 +224,14 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     org.locator("#reissued").wait_for()
     shoot("31-lone-seat-link", org)
     return tournament
+
+
+def dealt_unless_by_a_person(org: Page, url: str, table_id: str) -> bool:
+    """Whether a table no longer waits for a bot to deal: dealt, or its dealer a person
+    (read from the public API, in the organiser's browser)."""
+    state = org.request.get(f"{url}/tables/{table_id}/state").json()
+    seats = org.request.get(f"{url}/tables/{table_id}").json()["seats"]
+    return state["status"] != "waiting_for_deal" or "bot" not in seats[state["dealer"]]
 
 
 def record_deal(org: Page, rng: random.Random, shoot: Shooter, step: str) -> None:
