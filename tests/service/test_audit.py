@@ -269,7 +269,7 @@ def redeal(game: str, variant: str, players: int, seed: str, recorded: Json) -> 
     if game == "bestia":
         dealt = bestia_deal(players, seed, k, (-(k - 1)) % players)  # the deal goes right
         return dealt | {"ante": recorded["ante"]}
-    pytest.skip(f"no re-deal of {game} written here yet")
+    raise AssertionError(f"no re-deal of {game} written here: a new game needs one")
 
 
 # --- provable fairness -----------------------------------------------------------------------
