@@ -264,10 +264,17 @@ def tournament_item(row: Any) -> dict[str, Any]:
 
 
 def list_players(
-    connection: Connection, *, limit: int = DEFAULT_LIMIT, after: str | None = None
+    connection: Connection,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    after: str | None = None,
+    named: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """Registered players newest first, as ``GET /players/{id}`` shows each (with rating)."""
+    """Registered players newest first, as ``GET /players/{id}`` shows each (with rating);
+    ``named``: only those whose name holds it, whatever the case (the console's search)."""
     query = select(players, players.c.id.label("item_id"))
+    if named:
+        query = query.where(func.lower(players.c.name).contains(named.lower(), autoescape=True))
     rows, following = _page(connection, query, players.c.created_at, players.c.id, limit, after)
     return [player_shown(row) for row in rows], following
 

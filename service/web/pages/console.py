@@ -28,7 +28,7 @@ from service.core.refusals import ApplicationError
 from service.storage.db import get_database
 from service.storage.tablelog import TableLog
 from service.web.pages import console_forms as forms
-from service.web.pages import console_tournaments, deal_sheet, formkeys, games
+from service.web.pages import console_players, console_tournaments, deal_sheet, formkeys, games
 from service.web.pages.console_base import (
     Refused,
     blueprint,
@@ -50,6 +50,7 @@ from service.web.pages.console_base import (
 from service.web.pages.listing import seating_of
 from service.web.pages.scenes import seat_names
 from service.web.pages.session import log_out
+from service.web.pages.words import name_of, seats_in_words
 from service.web.schemas.actions import ActionSchema
 from service.web.schemas.lists import ListQuerySchema, TableListQuerySchema
 from service.web.schemas.tables import TableCreateSchema
@@ -205,6 +206,7 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
     return render(
         "table.html",
         status,
+        person_deals=person_deals(log, shown),
         table=_table_line(log, shown),
         opened=log.opened,
         totals=shown["totals"],
@@ -250,9 +252,7 @@ def adjust(table_id: str) -> Response:
         act(table_id, body, ORGANISER, key=key, actor="organiser (console)")
     except (RuleViolation, ApplicationError) as refused:
         return _table_page(table_id, 422, adjust_refused=refusal(refused), adjust_values=form)
-    names = seat_names(_load_table(table_id).opened)
-    who = f"{names[body['seat']]} (seat {body['seat']})" if 0 <= body["seat"] < len(names) else (
-        f"seat {body['seat']}")  # fmt: skip
+    who = name_of(body["seat"], seat_names(_load_table(table_id).opened))
     return go(target("console.table", f"{body['points']:+d} to {who} recorded.",
                      table_id=table_id))  # fmt: skip
 
@@ -295,6 +295,15 @@ def export(table_id: str) -> Response:
 # --- recording a physical deal ---------------------------------------------------------------
 
 
+def person_deals(log: TableLog, shown: Mapping[str, Any]) -> bool:
+    """Whether the table waits for a person's deal: only then is there a physical deal to
+    record (a bot deals a shuffled deck at once)."""
+    if shown["status"] != "waiting_for_deal":
+        return False
+    seats = log.opened.seats
+    return any(s < len(seats) and not seats[s].get("bot") for s in shown["to_act"])
+
+
 def _deal_page(table_id: str, values: Mapping[str, str], refused: Any, status: int) -> Response:
     log = _load_table(table_id)
     names = seat_names(log.opened)
@@ -309,6 +318,7 @@ def _deal_page(table_id: str, values: Mapping[str, str], refused: Any, status: i
         opened=log.opened,
         game_name=games.name(log.opened.game),
         waiting=waiting,
+        bot_deals=waiting and not person_deals(log, shown),
         deal_number=shown["deal"] + 1,
         deck=sheet.deck(log) if waiting else [],
         piles=sheet.piles(log, names) if waiting else [],
@@ -338,9 +348,11 @@ def record_deal(table_id: str) -> Response:
     try:
         act(table_id, body, ORGANISER, key=key, actor="organiser (console)")
     except (RuleViolation, ApplicationError) as refused_by_rules:
-        return _deal_page(table_id, request.form, refusal(refused_by_rules), 422)
+        code, said = refusal(refused_by_rules)
+        worded = (code, seats_in_words(said, seat_names(log.opened)))
+        return _deal_page(table_id, request.form, worded, 422)
     return go(target("console.table", "Deal recorded.", table_id=table_id))
 
 
-#: ``console_tournaments`` registers the tournaments' routes on the same blueprint.
-__all__ = ["blueprint", "console_tournaments", "qr_svg"]
+#: ``console_tournaments`` and ``console_players`` register their routes on the same blueprint.
+__all__ = ["blueprint", "console_players", "console_tournaments", "qr_svg"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import ipaddress
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -36,7 +37,7 @@ from service.application.listings import MAX_LIMIT, list_players
 from service.core.refusals import ApplicationError
 from service.storage.db import get_database
 from service.web.pages import console_forms as forms
-from service.web.pages import formkeys
+from service.web.pages import formkeys, words
 from service.web.pages.answers import answer_errors_with_pages, error_page, html
 from service.web.pages.session import (
     CSRF_FIELD,
@@ -123,8 +124,8 @@ def validated(schema: Any, body: Mapping[str, Any]) -> tuple[dict[str, Any] | No
     try:
         return schema.load(body), {}, None
     except ValidationError as invalid:
-        found = flat(invalid.messages)
-        summary = "; ".join(f"{k}: {v}" for k, v in found.items())
+        found = {k: in_words(v) for k, v in flat(invalid.messages).items()}
+        summary = "; ".join(f"{field_words(k)}: {v}" if k else v for k, v in found.items())
         return None, found, ("validation_error", summary)
     except RuleViolation as broken:
         return None, {}, refusal(broken)
@@ -149,6 +150,8 @@ def render(template: str, status: int = 200, **context: Any) -> Response:
         max_person=MAX_PERSON,
         max_tournament=MAX_TOURNAMENT,
         max_reason=MAX_REASON,
+        status_words=words.status_words,
+        ordinal=words.ordinal,
         **context,
     )
     return html(page, status)
@@ -208,8 +211,33 @@ def flat(messages: Any, prefix: str = "") -> dict[str, str]:
 
 def marked(errors: Mapping[str, str]) -> tuple[str, str]:
     """The refusal above a form whose fields are marked one by one."""
-    fields = ", ".join(name.replace("opt-", "").replace("_", " ") for name in errors)
+    fields = ", ".join(field_words(name.replace("opt-", "")) for name in errors)
     return "validation_error", f"check what is marked below ({fields})"
+
+
+def field_words(path: str) -> str:
+    """A field's path as people say it: ``seats.1.name`` → "seats 2 name"."""
+    parts = [str(int(p) + 1) if p.isdigit() else p for p in path.split(".") if p != "_schema"]
+    return " ".join(parts).replace("_", " ").replace("-", " ")
+
+
+#: marshmallow's words, and what they ask a person to do.
+_SCHEMA_WORDS = {
+    "Missing data for required field.": "fill it in",
+    "Field may not be null.": "fill it in",
+    "Not a valid integer.": "a whole number, please",
+    "Not a valid string.": "type it as text",
+    "Unknown field.": "this form has no such field",
+}
+
+
+def in_words(message: str) -> str:
+    """A schema's message as the console says it (lower case first: it follows a label)."""
+    said = _SCHEMA_WORDS.get(message, message)
+    length = re.fullmatch(r"Length must be between 1 and (\d+)\.", said)
+    if length:
+        said = f"type 1 to {length[1]} characters"
+    return said[:1].lower() + said[1:]
 
 
 def qr_svg(link: str) -> Markup:

@@ -22,6 +22,7 @@ from domain.games import SPECS
 from domain.tournament.pairing import PAIRINGS
 from domain.tournament.standings import shown as shown_points
 from service.application.entries import personal_links, reissue_entry_token
+from service.application.tables import table_logs
 from service.application.tournaments import (
     add_entry,
     create_tournament,
@@ -53,6 +54,7 @@ from service.web.pages.console_base import (
     target,
     validated,
 )
+from service.web.pages.console_players import player_named
 from service.web.problems import ApiError, status_of
 from service.web.schemas.tournaments import EntryCreateSchema, TournamentCreateSchema
 
@@ -120,15 +122,43 @@ def post_tournament() -> Response:
 
 
 def round_tables(tournament_id: str, number: int) -> dict[str, Any]:
-    """A round's tables, each with its status and the names still to act
-    (``service.application.tournaments.round_seating``, what ``GET
-    /tournaments/{id}/rounds/{r}`` gives)."""
+    """A round's tables (``service.application.tournaments.round_seating``, what ``GET
+    /tournaments/{id}/rounds/{r}`` gives), each also with its seats' names, totals and
+    places (``results``), the names still to act, and whether a person deals next (only
+    then is there a physical deal to record: a bot deals at once)."""
     with get_database().reading() as connection:
         seating = round_seating(connection, tournament_id, number)
+        state = read_tournament(tournament_id).state
+        finished = state.rounds[number - 1].results
+        house = dict(SPECS[state.config.game].house_seats.get(state.config.variant, ()))
         for t in seating["tables"]:
-            names = {s["seat"]: s["name"] or f"{s['bot']} bot" for s in t["seats"]}
-            t["to_act_names"] = [names.get(s, f"seat {s}") for s in t["to_act"]]
+            names = {**house, **{s["seat"]: s["name"] or f"{s['bot']} bot" for s in t["seats"]}}
+            bots = {s["seat"] for s in t["seats"] if s["bot"]} | set(house)
+            t["to_act_names"] = [names.get(s, f"seat {s + 1}") for s in t["to_act"]]
+            t["person_deals"] = t["status"] == "waiting_for_deal" and any(
+                s not in bots for s in t["to_act"]
+            )
+            t["results"] = _results(connection, t["id"], names, bots, finished.get(t["id"]))
     return seating
+
+
+def _results(
+    connection: Any, table_id: str, names: Mapping[int, str], bots: set[int], ended: Any
+) -> list[dict[str, Any]]:
+    """Each seat's name, total and place (``None`` while the match runs), best first once
+    the table has finished (its ``TableFinished``)."""
+    if ended is not None:
+        totals, places = list(ended.totals), list(ended.ranking)
+    else:
+        log = table_logs().load(connection, table_id)
+        totals = list(log.rules.view(log.state, None)["totals"])
+        places = [None] * len(totals)
+    rows = [{"name": names.get(seat, f"seat {seat + 1}"), "total": total,
+             "place": places[seat], "bot": seat in bots}
+            for seat, total in enumerate(totals)]  # fmt: skip
+    if ended is not None:
+        rows.sort(key=lambda r: (r["place"] is None, r["place"] or 0))
+    return rows
 
 
 def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Response:
@@ -181,6 +211,8 @@ def enter(tournament_id: str) -> Response:
     ``POST /tournaments/{id}/entries``'s body and schema."""
     form = request.form
     body = {k: v for k in ("name", "player_id") if (v := form.get(k, "").strip())}
+    if body.get("player_id") and (named := player_named(body["player_id"])) is not None:
+        body["player_id"] = named  # a registered player typed by name
     checked, errors, refused = validated(ENTRY_SCHEMA, body)
     if checked is None:
         if errors:
