@@ -23,16 +23,18 @@ from service.web.api.tournaments import blp as tournaments
 from service.web.api.watch import blp as watch
 from service.web.openapi import init_api
 from service.web.pages import blueprint as pages
+from service.web.pages import console_seats  # noqa: F401 (adds its routes to the console's)
 from service.web.pages.console import blueprint as console
 from service.web.pages.play import blueprint as page_play
 from service.web.pages.rules import blueprint as rules
+from service.web.pages.wall import blueprint as wall
 
 #: Documented in ``openapi.yaml``.
 API_BLUEPRINTS = (
     health, spec, tables, audit, jobs, tournaments, players, lists, seats, rounds, entries, watch,
 )  # fmt: skip
 #: HTML, outside the API's description.
-BLUEPRINTS = (pages, page_play, rules, console)
+BLUEPRINTS = (pages, page_play, rules, console, wall)
 
 
 class StreamId(BaseConverter):

@@ -150,7 +150,9 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     # A phone is lost: the seat's console page re-issues its link (the old one stops).
     org.locator("#round-tables .item").first.get_by_role("link", name="console").click()
     shoot("13-console-table", org)
-    org.locator("li[data-seat] button").first.click()  # the first person's seat
+    new_link = org.locator("li[data-seat] form.new-link").first  # the first person's seat
+    new_link.locator("input[name=sure]").check()  # asked first: the old link stops
+    new_link.locator("button").click()
     org.locator("#reissued").wait_for()
     shoot("14-new-link", org)
 

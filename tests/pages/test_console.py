@@ -235,7 +235,7 @@ def test_no_ruling_is_offered_once_the_match_is_over(console: FlaskClient) -> No
 def test_a_seat_token_issued_again(console: FlaskClient) -> None:
     table = open_table(console)
     old = table.tokens[1]
-    response = post(console, f"/console/tables/{table.id}/seats/1/token")
+    response = post(console, f"/console/tables/{table.id}/seats/1/token", {"sure": "yes"})
     assert response.status_code == 200
     new = seat_token_in(response)
     assert "<svg" in text(response)
@@ -245,7 +245,7 @@ def test_a_seat_token_issued_again(console: FlaskClient) -> None:
     assert console.get(f"/tables/{table.id}/state", headers=headers).status_code == 200
 
     bots = open_table(console, seats=[{"name": "Ann"}, {"bot": "random"}, {"bot": "random"}])
-    refusal = post(console, f"/console/tables/{bots.id}/seats/1/token")
+    refusal = post(console, f"/console/tables/{bots.id}/seats/1/token", {"sure": "yes"})
     assert refusal.status_code == 422 and refused(refusal) == "bot_seat"
 
 
@@ -320,7 +320,8 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert f'<option value="{player["id"]}">Dee</option>' in offered
     for data in ({"name": "Ann"}, {"name": "Bo"}, {"player_id": player["id"]}, {"name": "Cy"}):
         assert post(console, f"/console/tournaments/{tid}/entries", data).status_code == 303
-    assert post(console, f"/console/tournaments/{tid}/entries/4/withdraw").status_code == 303
+    sure = {"sure": "yes"}
+    assert post(console, f"/console/tournaments/{tid}/entries/4/withdraw", sure).status_code == 303
     entries = console.get(f"/tournaments/{tid}").get_json()["entries"]
     assert [(e["name"], e["withdrawn"]) for e in entries] == [
         ("Ann", False), ("Bo", False), ("Dee", False), ("Cy", True)]  # fmt: skip
@@ -430,5 +431,6 @@ def test_links_at_this_computers_own_address_are_flagged(client: FlaskClient) ->
         assert ('id="loopback"' in text(slips)) is flagged
         table_id = client.get(f"/tournaments/{tid}").get_json()["seatings"][0]["tables"][0]["id"]
         seat = int(re.findall(r'data-seat="(\d)"', text(slips))[0])
-        again = post(client, f"/console/tables/{table_id}/seats/{seat}/token", base_url=base)
+        again = post(client, f"/console/tables/{table_id}/seats/{seat}/token", {"sure": "yes"},
+                     base_url=base)  # fmt: skip
         assert ('id="loopback"' in text(again)) is flagged

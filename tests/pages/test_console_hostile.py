@@ -210,7 +210,7 @@ def test_tournament_forms_sent_twice_act_once(client: FlaskClient) -> None:
         first, second = twice(client, f"{base}/entries", {"name": name})
         assert first.status_code == second.status_code == 303, text(second)[:300]
     assert [e["name"] for e in entries(client, tournament)] == ["Ann", "Bo", "Cy", "Di"]
-    first, second = twice(client, f"{base}/entries/4/withdraw")
+    first, second = twice(client, f"{base}/entries/4/withdraw", {"sure": "yes"})
     assert first.status_code == second.status_code == 303  # not 409 entry_withdrawn
     first, second = twice(client, f"{base}/rounds")
     assert first.status_code == second.status_code == 303, text(second)[:300]
@@ -220,7 +220,7 @@ def test_tournament_forms_sent_twice_act_once(client: FlaskClient) -> None:
 def test_shown_once_forms_sent_twice_issue_nothing_new(client: FlaskClient) -> None:
     log_in(client)
     table = open_table(client)
-    first, second = twice(client, f"/console/tables/{table.id}/seats/1/token")
+    first, second = twice(client, f"/console/tables/{table.id}/seats/1/token", {"sure": "yes"})
     assert first.status_code == 200 and second.status_code == 409
     assert 'data-code="form_already_sent"' in text(second)
     assert f'href="/console/tables/{table.id}"' in text(second)

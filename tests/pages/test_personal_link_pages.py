@@ -187,7 +187,8 @@ def test_a_withdrawal_is_taken_back_from_the_console(
 ) -> None:
     tournament, _ = club
     console = log_in(client)
-    assert post(console, f"/console/tournaments/{tournament}/entries/3/withdraw").status_code == 303
+    withdraw = f"/console/tournaments/{tournament}/entries/3/withdraw"
+    assert post(console, withdraw, {"sure": "yes"}).status_code == 303
     page = text(console.get(f"/console/tournaments/{tournament}"))
     assert f"/console/tournaments/{tournament}/entries/3/return" in page
     back = post(console, f"/console/tournaments/{tournament}/entries/3/return")

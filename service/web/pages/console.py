@@ -6,7 +6,9 @@ form posts its CSRF token and a one-time form key, and answers with a redirect
 (``service.web.pages.console_base``). The console calls the same schemas and commands as the
 JSON API (never the API over HTTP): ``service.web.schemas``, ``service.application.tables``,
 ``service.application.tournaments``, ``service.application.listings``. This module has the
-home page, logging out and the tables; ``service.web.pages.console_tournaments`` the tournaments.
+home page, logging out and the tables; ``service.web.pages.console_seats`` a seat handed to
+a bot and back; ``service.web.pages.console_tournaments`` the tournaments. What a tap cannot
+take back (a seat's new link, a seat handed to a bot) is asked first: a box the server checks.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from flask import Response, request
 
+from domain.bots import BOT_NAMES
 from domain.errors import RuleViolation
 from domain.games import SPECS
 from domain.table import ORGANISER
@@ -26,7 +29,7 @@ from service.application.seats import reissue_seat_token
 from service.application.tables import CreatedTable, act, create_table, table_logs
 from service.core.refusals import ApplicationError
 from service.storage.db import get_database
-from service.storage.tablelog import TableLog
+from service.storage.tablelog import TableLog, takeovers
 from service.web.pages import console_forms as forms
 from service.web.pages import console_players, console_tournaments, deal_sheet, formkeys, games
 from service.web.pages.console_base import (
@@ -197,7 +200,7 @@ def _load_table(table_id: str) -> TableLog:
         return table_logs().load(connection, table_id)
 
 
-def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
+def table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
     with get_database().reading() as connection:
         log = table_logs().load(connection, table_id)
         seating = seating_of(connection, table_id)
@@ -212,6 +215,8 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
         totals=shown["totals"],
         seats=[(s, seat) for s, seat in enumerate(log.opened.seats)],
         humans=humans,
+        taken=takeovers(log),
+        bots=BOT_NAMES,
         seating=seating,
         game_name=games.name(log.opened.game),
         note=note(),
@@ -221,8 +226,9 @@ def _table_page(table_id: str, status: int = 200, **extra: Any) -> Response:
 
 @blueprint.get("/tables/<id:table_id>")
 def table(table_id: str) -> Response:
-    """One table: status, who is to act, its links, a ruling, a seat's new link."""
-    return _table_page(table_id)
+    """One table: status, who is to act, its links, a ruling, a seat's new link, a seat
+    handed to a bot and back."""
+    return table_page(table_id)
 
 
 @blueprint.post("/tables/<id:table_id>/adjust")
@@ -246,12 +252,12 @@ def adjust(table_id: str) -> Response:
         "type": "adjust", "seat": seat, "points": points, "reason": reason})  # fmt: skip
     errors.update(found)
     if errors or body is None:
-        return _table_page(table_id, 422, adjust_errors=errors, adjust_values=form)
+        return table_page(table_id, 422, adjust_errors=errors, adjust_values=form)
     key = formkeys.idempotency_key(formkeys.posted())
     try:
         act(table_id, body, ORGANISER, key=key, actor="organiser (console)")
     except (RuleViolation, ApplicationError) as refused:
-        return _table_page(table_id, 422, adjust_refused=refusal(refused), adjust_values=form)
+        return table_page(table_id, 422, adjust_refused=refusal(refused), adjust_values=form)
     who = name_of(body["seat"], seat_names(_load_table(table_id).opened))
     return go(target("console.table", f"{body['points']:+d} to {who} recorded.",
                      table_id=table_id))  # fmt: skip
@@ -259,8 +265,11 @@ def adjust(table_id: str) -> Response:
 
 @blueprint.post("/tables/<id:table_id>/seats/<int:seat>/token")
 def reissue(table_id: str, seat: int) -> Response:
-    """A fresh link for one seat (a lost phone): the old one stops working; the new one is
-    shown on this answer only. A second post of the same form issues nothing."""
+    """A fresh link for one seat (a lost phone), once the organiser has ticked that the old
+    one stops: shown on this answer only. A second post of the same form issues nothing."""
+    if request.form.get("sure") != "yes":
+        return table_page(table_id, 422, reissue_refused=(
+            "validation_error", 'tick "yes, stop the old link" to give a new link'))  # fmt: skip
     back = target("console.table", table_id=table_id)
 
     def work(connection: Any) -> tuple[str, formkeys.Outcome]:
@@ -270,11 +279,11 @@ def reissue(table_id: str, seat: int) -> Response:
     try:
         made = formkeys.once(work)
     except (RuleViolation, ApplicationError) as refused:
-        return _table_page(table_id, 422, reissue_refused=refusal(refused))
+        return table_page(table_id, 422, reissue_refused=refusal(refused))
     if isinstance(made, formkeys.Outcome):
         return shown_again(made)
     link = seat_link(table_id, made)
-    return _table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)},
+    return table_page(table_id, reissued={"seat": seat, "link": link, "qr": qr_svg(link)},
                        loopback=loopback())  # fmt: skip
 
 

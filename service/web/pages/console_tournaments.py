@@ -219,6 +219,9 @@ def enter(tournament_id: str) -> Response:
             fields = "; ".join(f"{k}: {v}" for k, v in errors.items()).replace("_schema: ", "")
             refused = ("validation_error", fields)
         return _tournament_page(tournament_id, 422, refused=refused)
+    back = _withdrawn_as(tournament_id, checked)
+    if back is not None:  # someone coming back: their withdrawal is undone, not repeated
+        return _tournament_page(tournament_id, returning={"entry": back.entry, "name": back.name})
 
     def run() -> str:
         entry = add_entry(tournament_id, checked.get("name"), checked.get("player_id"))
@@ -227,8 +230,26 @@ def enter(tournament_id: str) -> Response:
     return _tournament_action(tournament_id, run)
 
 
+def _withdrawn_as(tournament_id: str, wanted: Mapping[str, Any]) -> Any:
+    """The withdrawn entry a new entry would repeat (the same name, however spaced or
+    cased, or the same registered player), if any: the console offers its undo instead."""
+    name = " ".join(str(wanted.get("name") or "").split()).casefold()
+    player = wanted.get("player_id")
+    for e in read_tournament(tournament_id).state.entries.values():
+        same = bool(name) and " ".join(e.name.split()).casefold() == name
+        if e.withdrawn and (same or (player is not None and e.player_id == player)):
+            return e
+    return None
+
+
 @blueprint.post("/tournaments/<id:tournament_id>/entries/<int:entry>/withdraw")
 def withdraw(tournament_id: str, entry: int) -> Response:
+    """Withdraw an entry, once the organiser has ticked that they play no more (an undo
+    is offered beside it afterwards)."""
+    if request.form.get("sure") != "yes":
+        return _tournament_page(tournament_id, 422, refused=(
+            "validation_error", 'tick "yes, … plays no more" to withdraw them'))  # fmt: skip
+
     def run() -> str:
         return f"{withdraw_entry(tournament_id, entry).name} withdrawn."
 

@@ -21,6 +21,7 @@ from service.web.pages import games
 from service.web.pages.cards import Card, cards_in
 from service.web.pages.games.pieces import GamePages
 from service.web.pages.scenes import Pile, Scene, Slot, seat_names
+from service.web.pages.stand_ins import who_moved
 from service.web.pages.step_words import Part, StepWords, shared_words
 
 #: Fields of events and action bodies that hold cards: one, a list, or lists (a mosca's hands).
@@ -113,7 +114,7 @@ def steps(log: TableLog, history: Mapping[str, Any]) -> list[dict[str, Any]]:
             {
                 "v": version,
                 "type": entry["type"],
-                "by": entry["by"],
+                "by": who_moved(entry["by"], names),  # a person, or which bot
                 "text": describe(entry, names, words),
                 "alts": alternatives_text(legal) if legal is not None else "",
                 "scene": shown.json(),

@@ -11,7 +11,9 @@ from typing import Any
 from domain.events import MatchEnded
 from domain.games.registry import GameSpec
 from domain.rulings import Adjusted
+from domain.stand_ins import SeatReturned, SeatTakenOver
 from service.web.pages.cards import cards_in
+from service.web.pages.stand_ins import returned_step, taken_step
 
 Part = str | dict[str, Any]
 Names = Sequence[str]
@@ -59,11 +61,14 @@ def _ruling(data: Mapping[str, Any], names: Names) -> list[Part]:
 def shared_words(spec: GameSpec) -> dict[str, StepWords]:
     """The words of the events every game has, by the names ``spec`` declares for them
     (``GameSpec.landmarks``): a deal begun and scored, the match over, a director's
-    ruling. A game's own words (``GamePages.step_words``) come first."""
+    ruling, a seat handed to a bot and back. A game's own words (``GamePages.step_words``)
+    come first."""
     marks = spec.landmarks
     return {
         marks.deal_started.__name__: _deal_started,
         marks.deal_scored.__name__: _deal_scored,
         MatchEnded.__name__: lambda data, names: ["The match is over"],
         Adjusted.__name__: _ruling,
+        SeatTakenOver.__name__: taken_step,
+        SeatReturned.__name__: returned_step,
     }

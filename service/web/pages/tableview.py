@@ -15,7 +15,7 @@ from flask import current_app, render_template
 from domain.events import event_type
 from domain.table import ORGANISER, Viewer
 from service.storage.tablelog import TableLog
-from service.web.pages import cards, games
+from service.web.pages import cards, games, stand_ins
 from service.web.pages.games import scene
 from service.web.pages.games.checks import undrawn
 from service.web.pages.moves import Group, SeatMoves, Undrawable, moves
@@ -154,6 +154,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     if last is not None:
         drawn.centre.append(last)
     drawn.facts.extend(rulings(log, names))
+    stand_ins.mark(drawn, log, names, viewer)  # a seat a bot plays, and why
     seat = viewer if isinstance(viewer, int) else None
     if seat is not None and seat < len(drawn.seats):
         drawn.seats[seat].name = f"{names[seat]} (you)"
@@ -162,8 +163,9 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     missing = undrawn(log.rules.spec, game)
     if missing:  # loudly, for every viewer: never a panel silently short of a move
         raise Undrawable(f"{log.opened.game}: the pages cannot draw an action {missing[0]!r}")
-    offered = moves(log, shown, viewer, names, game.drawers)
-    turn = _turn(shown, viewer, names, offered)
+    acts = stand_ins.acting(log, viewer)  # None: a bot plays the viewer's seat now
+    offered = moves(log, shown, acts, names, game.drawers)
+    turn = _turn(shown, acts, names, offered)
     # the organiser's view of a table where this browser also holds a seat is asked for
     asked = "?as=organiser" if viewer == ORGANISER else ""
     live = {

@@ -1,0 +1,80 @@
+"""Seats taken over, as the pages say them (``docs/api.md``, "Seats taken over"): which bot
+plays a person's seat and why, on the table page's seat panels and in the replay's steps;
+who made each move, a person or a bot, in people's words. A person whose seat a bot plays
+is offered no move (the server would refuse it: ``seat_taken_over``); they still see
+their seat."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.table import Viewer
+from service.storage.tablelog import TableLog, takeovers
+from service.web.pages.scenes import Scene
+
+
+def taken_words(name: str, bot: str, reason: str) -> str:
+    """``Ann's seat is played by the heuristic bot: left early``."""
+    return f"{name}'s seat is played by the {bot} bot: {reason}"
+
+
+def returned_words(name: str) -> str:
+    return f"{name}'s seat is handed back: {name} plays it again"
+
+
+def mark(scene: Scene, log: TableLog, names: Sequence[str], viewer: Viewer = None) -> None:
+    """Tag each seat a bot plays for its person with that bot, and say why under its
+    name (to the person themself, that it is theirs again once handed back)."""
+    for seat, held in takeovers(log).items():
+        if seat >= len(scene.seats):
+            continue
+        panel = scene.seats[seat]
+        panel.tags.append(f"{held.bot} bot")
+        if seat == viewer:
+            panel.notes.append(
+                f"The organiser handed your seat to the {held.bot} bot ({held.reason}): it "
+                "plays for you until they hand it back"
+            )
+        else:
+            panel.notes.append(taken_words(names[seat], held.bot, held.reason))
+
+
+def acting(log: TableLog, viewer: Viewer) -> Viewer:
+    """The viewer a page offers moves and turns to: ``None`` (no move, someone else's
+    turn) for a person whose seat a bot plays now."""
+    if isinstance(viewer, int) and viewer in takeovers(log):
+        return None
+    return viewer
+
+
+def who_moved(by: str | None, names: Sequence[str]) -> str:
+    """Who recorded a step (the log's ``by``: ``seat 1``, ``bot heuristic seat 1``,
+    ``organiser``, ``engine``) in people's words: ``Bo``, ``the heuristic bot for Bo``
+    (a seat it was handed), ``the random bot`` (a bot's own seat), ``the organiser``."""
+    words = (by or "").split()
+    if len(words) == 2 and words[0] == "seat" and words[1].isdigit():
+        return _name(int(words[1]), names)
+    if len(words) == 4 and words[0] == "bot" and words[2] == "seat" and words[3].isdigit():
+        name = _name(int(words[3]), names)
+        own = name == f"{words[1]} bot"  # a bot's seat from the start is named after it
+        return f"the {name}" if own else f"the {words[1]} bot for {name}"
+    if words[:1] == ["organiser"]:
+        return "the organiser"
+    if words == ["engine"]:
+        return "the rules"
+    return by or ""
+
+
+def _name(seat: int, names: Sequence[str]) -> str:
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
+
+
+def taken_step(data: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The replay's words for ``SeatTakenOver`` (``service.web.pages.step_words``)."""
+    return [taken_words(_name(data["seat"], names), data["bot"], data["reason"])]
+
+
+def returned_step(data: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The replay's words for ``SeatReturned``."""
+    return [returned_words(_name(data["seat"], names))]
