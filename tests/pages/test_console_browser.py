@@ -94,7 +94,7 @@ def test_an_evening_run_from_the_console(
     expect(slips.first.locator(".qr svg")).to_be_visible()
     links = slips.locator(".link").all_inner_texts()
     for link in links:
-        assert re.fullmatch(rf"{base_url}/tables/[0-9a-f]{{32}}/view\?token=\S+", link)
+        assert re.fullmatch(rf"{base_url}/tournaments/[0-9a-f]{{32}}/me\?token=\S+", link)
     shoot(page, "slips")
     page.emulate_media(media="print")
     expect(page.locator("header.top")).to_be_hidden()

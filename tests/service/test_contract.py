@@ -62,6 +62,7 @@ def app(request: pytest.FixtureRequest, sqlite_url: str) -> Iterator[Flask]:
     """SQLite; when fuzzing, PostgreSQL too (skipped locally when it is absent)."""
     url = sqlite_url if request.param == "sqlite" else request.getfixturevalue("postgres_url")
     app = make_test_app(url)
+    app.config["LIVE_LIFETIME_SECONDS"] = 0  # an event stream's first events, then its end
     yield app
     get_database(app).engine.dispose()
 

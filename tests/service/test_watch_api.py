@@ -16,7 +16,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.storage.db import get_database
 from tests.factories import table_body
+from tests.helpers import make_test_app
 from tests.service.test_tables_api import assert_problem, bearer
 from tests.service.tournament_play import (
     ORGANISER,
@@ -111,6 +113,15 @@ def test_a_watcher_hears_each_move_and_the_end(client: FlaskClient) -> None:
         final = created(client.get(f"/tables/{table['id']}"), 200)["version"]
         assert stream.until("finished") == {"version": final}
         assert stream.ended()
+
+
+@pytest.mark.integration
+def test_a_watcher_hears_each_move_on_postgresql(postgres_url: str) -> None:
+    app = make_test_app(postgres_url)
+    try:
+        test_a_watcher_hears_each_move_and_the_end(app.test_client())
+    finally:
+        get_database(app).engine.dispose()
 
 
 def test_a_finished_table_says_so_at_once(client: FlaskClient) -> None:

@@ -39,7 +39,19 @@ HEARTBEAT = 15.0
 LIFETIME = 300.0
 #: How long the browser waits before it connects again, in milliseconds.
 RETRY_MS = 1000
-EVENTS = {"type": "string", "description": "text/event-stream"}
+
+
+def events(*names: str) -> dict[str, Any]:
+    """The spec of one event of a stream (each event is checked against it)."""
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": list(names)},
+            "data": {"type": "string", "description": 'JSON, e.g. {"version": 12}'},
+            "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the version"},
+        },
+    }
 
 
 def _hub() -> Watchers:
@@ -107,7 +119,7 @@ def _follow(
 @blp.get("/tables/<id:table_id>/watch", operation_id="watchTable", security=TOKEN_OPTIONAL)
 @blp.alt_response(
     200,
-    schema=EVENTS,
+    schema=events("version", "finished"),
     content_type="text/event-stream",
     description='`version` `{"version": n}` now and each time the table moves; '
     "`finished` once the match is over (the stream then ends).",
@@ -162,7 +174,7 @@ def _round_tables(tournament_id: str) -> list[str]:
 )
 @blp.alt_response(
     200,
-    schema=EVENTS,
+    schema=events("version", "table", "finished"),
     content_type="text/event-stream",
     description='`version` `{"version": n}` now and each time the tournament changes '
     '(a round opened, a table finished, the standings); `table` `{"table", "version"}` '

@@ -35,7 +35,7 @@ class PlayedTable:
 def page(log: TournamentLog, where: Whereabouts) -> Response:
     """Their seat (303 to its table page) while they are at a table; else the page."""
     if where.status == PLAYING:
-        return redirect(f"/tables/{where.table}/view", code=303)  # type: ignore[return-value]
+        return redirect(f"/tables/{where.table}/view", code=303)
     state = log.state
     shown = render_template(
         "pages/me.html",
