@@ -155,6 +155,10 @@ def test_the_standings_count_a_seat_a_bot_played_for_its_person(client: FlaskCli
     bo = bearer(entries["Bo"]["token"])
     for name in ("Bo", "Cy"):
         assert take_over(client, table, seat_of[name]).status_code == 201
+    # Bo's personal link acts as his seat's token: it looks, but acts no more
+    assert client.get(f"/tables/{table}/state", headers=bo).status_code == 200
+    refused = client.post(f"/tables/{table}/actions", json={"type": "deal"}, headers=bo)
+    assert_problem(refused, 409, "seat_taken_over")
     rng = random.Random(5)
     while (now := client.get(f"/tables/{table}/state", headers=ann).get_json())["status"] != (
         "finished"

@@ -20,6 +20,7 @@ from service.web.pages.moves import Field, Group, Offer, Value
 from service.web.pages.scenes import Pile as ScenePile
 from service.web.pages.scenes import Scene, Slot, View, panels, slots, trick
 from service.web.pages.step_words import Part, card_parts, trick_won, who
+from service.web.pages.words import plural
 
 # --- the cards: rank and French suit symbol, red or black; el pánfilo marked ---------------
 
@@ -77,7 +78,7 @@ def scene(view: View, names: Sequence[str]) -> Scene:
     facts = [
         ("Trump", f"{symbol} {suit_name}" if trump else "not dealt yet"),
         ("Pot", f"{view['pot']} chips"),
-        ("Stock", f"{view['stock_size']} cards"),
+        ("Stock", plural(view["stock_size"], "card")),
     ]
     if view.get("outcome"):
         facts.append(("Outcome", str(view["outcome"])))

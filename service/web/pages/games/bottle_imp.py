@@ -19,6 +19,7 @@ from service.web.pages.moves import Field, Group, Offer
 from service.web.pages.scenes import Pile as ScenePile
 from service.web.pages.scenes import Scene, SeatPanel, Slot, View, panels, slots, trick
 from service.web.pages.step_words import Part, card_parts, who
+from service.web.pages.words import plural
 
 # --- the cards: the number on its suit's colour, coins as pips -----------------------------
 
@@ -75,7 +76,7 @@ def _seat(panel: SeatPanel, view: View) -> None:
     won = view["won"][s]
     if won:
         coins = sum(COINS[c] for c in won)
-        panel.piles.append(ScenePile("Won", slots(won), "small", f"{coins} coins"))
+        panel.piles.append(ScenePile("Won", slots(won), "small", plural(coins, "coin")))
     if view.get("scores") is not None:
         panel.notes.append(f"this deal: {view['scores'][s]:+d}")
 

@@ -20,6 +20,7 @@ from service.web.pages.moves import CardMove, Field, Group, Offer, Value
 from service.web.pages.scenes import Pile as ScenePile
 from service.web.pages.scenes import Scene, Slot, View, panels, slots
 from service.web.pages.step_words import Part, card_parts, who
+from service.web.pages.words import plural
 
 # --- the cards: the Decktet card's name, rank and suit symbols ------------------------------
 
@@ -57,7 +58,7 @@ def scene(view: View, names: Sequence[str]) -> Scene:
         else:
             quay_slots = slots(None, quay["size"])
         panel.piles.append(
-            ScenePile("Quay (top first)", quay_slots, "stack", f"{quay['size']} cards")
+            ScenePile("Quay (top first)", quay_slots, "stack", plural(quay["size"], "card"))
         )
         panel.piles.append(ScenePile("Canal (front first)", slots(view["canals"][s]), "hand"))
         pile = view["score_piles"][s]
