@@ -15,13 +15,14 @@ JOB_WORKERS ?= 2
 LIVE_WORKERS ?= 2
 PYTEST_ARGS ?=
 
-.PHONY: help install run test fuzz browser bench openapi worker lint clean
+.PHONY: help install run test test-compiled engine engine-clean fuzz browser bench openapi worker lint clean
 
 help:
 	@echo "make run      serve on $(HOST):$(PORT) with the jobs' workers (installs, migrates, prints the organiser token and console link; HOST=0.0.0.0 for phones on the club's network)"
 	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
+	@echo "make engine   compile the rules engine's hot path with mypyc (make engine-clean: pure Python again)"
 	@echo "make worker   run the jobs' Celery workers (live tables, simulations) and beat, supervised (for REDIS_URL)"
 	@echo "make openapi  regenerate openapi.yaml"
 	@echo "make lint     ruff check, ruff format --check and the import contracts (lint-imports)"
@@ -64,6 +65,25 @@ run: install | var
 
 test: install browser | var
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory test-compiled
+
+# The compiled engine (README.md, "A compiled engine"): mypyc over the modules listed under
+# [tool.cardledger.engine] in pyproject.toml, each extension module left beside its .py.
+engine: install
+	nice -n 10 $(BIN)/python scripts/build_engine.py
+
+engine-clean: install
+	$(BIN)/python scripts/build_engine.py --clean
+
+# `make test`'s second run: the domain and contract suites on a compiled copy of the checkout
+# (build/engine-test, rebuilt only when a domain source changed). ENGINE_TEST=0 skips it.
+ENGINE_TEST ?= 1
+test-compiled: install
+	@if [ "$(ENGINE_TEST)" = 0 ]; then echo "ENGINE_TEST=0: the compiled engine's run skipped"; else \
+	  nice -n 10 $(BIN)/python scripts/build_engine.py --into build/engine-test && \
+	  mkdir -p build/engine-test/var && cd build/engine-test && \
+	  CARDLEDGER_ENGINE_EXPECTED=compiled PYTHONPATH=. $(CURDIR)/$(BIN)/python -m pytest \
+	    -p no:cacheprovider tests/domain tests/contract; fi
 
 # `make test` runs tests/service/test_contract.py on a fixed sample; this draws
 # FUZZ_EXAMPLES requests per operation from a fresh seed, on SQLite and PostgreSQL (~10 min).

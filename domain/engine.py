@@ -1,0 +1,106 @@
+"""Which build of the rules engine this process runs: pure Python (the reference and the
+default) or the compiled one ``make engine`` leaves beside the sources (mypyc; see
+``scripts/build_engine.py`` and README.md, "A compiled engine").
+
+``python -m domain.engine`` prints it. ``CARDLEDGER_ENGINE=pure`` in the environment makes a
+process import the ``.py`` sources even where compiled modules are present (``domain``'s
+``__init__`` reads it before any rules module is imported), so the two builds can be run
+side by side from one checkout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+#: The environment variable that chooses the build: ``pure``, or unset/anything else for
+#: whatever is present.
+ENV = "CARDLEDGER_ENGINE"
+_HERE = Path(__file__).resolve().parent
+MANIFEST = _HERE / "_engine.json"
+_EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+
+
+class _PureFinder(importlib.abc.MetaPathFinder):
+    """Finds each ``domain`` module's ``.py`` source where a compiled one lies beside it."""
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if not name.startswith("domain."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        origin = spec.origin if spec is not None else None
+        if origin is None or not origin.endswith(_EXTENSIONS):
+            return spec
+        source = Path(origin).with_name(name.rpartition(".")[2] + ".py")
+        return importlib.util.spec_from_file_location(name, source)
+
+
+def use_pure() -> None:
+    """Import the pure-Python sources from now on (before any rules module is imported)."""
+    if not any(isinstance(f, _PureFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PureFinder())
+
+
+@dataclass(frozen=True)
+class Build:
+    """What ``build()`` finds: ``kind`` is ``pure``, ``compiled`` or ``stale`` (compiled
+    from sources that have changed since: rebuild with ``make engine``, or ``make
+    engine-clean``)."""
+
+    kind: str
+    compiler: str | None = None
+    modules: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if self.kind == "pure":
+            return "engine: pure Python"
+        text = f"engine: compiled ({self.compiler}, {len(self.modules)} modules)"
+        if self.changed:
+            text += f", STALE: changed since the build: {', '.join(self.changed)}"
+        return text
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """SHA-256 of every ``domain`` source under ``root``, by path: a compiled module bakes
+    in what it imports (a named tuple's field order), so any change makes a build stale."""
+    return {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted((root / "domain").rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+
+
+def _loaded_from_extension(name: str) -> bool:
+    module = sys.modules.get(name) or importlib.import_module(name)
+    return (getattr(module, "__file__", None) or "").endswith(_EXTENSIONS)
+
+
+def build() -> Build:
+    """The build this process runs, from the modules it imports and the build's manifest."""
+    if not MANIFEST.exists():
+        return Build("pure")
+    manifest = json.loads(MANIFEST.read_text())
+    compiled = tuple(name for name in manifest["modules"] if _loaded_from_extension(name))
+    if not compiled:
+        return Build("pure")
+    built: dict[str, str] = manifest["sources"]
+    now = fingerprint(_HERE.parent)
+    changed = tuple(sorted(p for p in built.keys() | now.keys() if built.get(p) != now.get(p)))
+    return Build("stale" if changed else "compiled", manifest["compiler"], compiled, changed)
+
+
+if __name__ == "__main__":
+    print(build())
