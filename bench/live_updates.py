@@ -290,6 +290,21 @@ def watch_elsewhere(port: int, tables: list[str], stop: Any, told: Any) -> None:
     told.put(("done", heard, sum(phone.refused for phone in phones)))
 
 
+def server_cpu(port: int) -> float:
+    """CPU seconds the server's gunicorn processes (master and workers: the processes
+    whose command line binds ``port``) have used so far (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with suppress(OSError):
+            if f"127.0.0.1:{port}".encode() in (entry / "cmdline").read_bytes():
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                used += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return used
+
+
 def throughput(port: int, clients: int, watchers: int, seconds: float) -> dict[str, Any]:
     """Accepted moves/s of ``clients`` players, with ``watchers`` following their tables
     from another process (so that the watchers' own reading takes no turn from the
@@ -308,24 +323,28 @@ def throughput(port: int, clients: int, watchers: int, seconds: float) -> dict[s
             player.move()
 
     threads = [threading.Thread(target=play, args=(p,)) for p in players]
-    start = time.perf_counter()
+    cpu, start = server_cpu(port), time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, server_cpu(port) - cpu
+    accepted = sum(p.accepted for p in players)
     heard = refused = 0
     if watchers:
         stop.set()
         _, heard, refused = told.get(timeout=60)
         phones.join(30)
     return {"watchers": watchers, "events": heard, "refused": refused,
-            "accepted_per_s": round(sum(p.accepted for p in players) / elapsed)}  # fmt: skip
+            "accepted_per_s": round(accepted / elapsed),
+            "server_cpu_ms_per_action": round(1000 * cpu / max(1, accepted), 3)}  # fmt: skip
 
 
 def mean_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     rates = [r["accepted_per_s"] for r in runs]
+    cpu = statistics.mean(r["server_cpu_ms_per_action"] for r in runs)
     return {**runs[0], "accepted_per_s": round(statistics.mean(rates)), "runs": rates,
+            "server_cpu_ms_per_action": round(cpu, 3),
             "events": sum(r["events"] for r in runs),
             "refused": sum(r["refused"] for r in runs)}  # fmt: skip
 
@@ -368,6 +387,9 @@ def main() -> None:
     print(f"recorded actions/s, {args.clients} clients, {args.repeat} x {seconds:g} s each: "
           f"{alone['accepted_per_s']:,} alone, {watched['accepted_per_s']:,} with "
           f"{args.watchers} watchers ({share:.0%})")  # fmt: skip
+    print(f"  server CPU per recorded action: {alone['server_cpu_ms_per_action']:.2f} ms alone, "
+          f"{watched['server_cpu_ms_per_action']:.2f} ms with the watchers "
+          f"({watched['events']:,} events sent)")  # fmt: skip
     print(json.dumps({"latency": moved, "throughput": [alone, watched]}))
 
 
