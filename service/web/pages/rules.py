@@ -40,7 +40,7 @@ def _rules_url(game: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Option:
+class OptionRow:
     """One row of a page's options table."""
 
     name: str
@@ -54,12 +54,12 @@ class Option:
         return "" if self.default is None else json.dumps(self.default)
 
 
-def options_of(spec: GameSpec) -> dict[str, Option]:
+def options_of(spec: GameSpec) -> dict[str, OptionRow]:
     """Every name a table of this game accepts in ``rules``, the common ones first, with
     what each does in the words of the game's web side."""
     words = games.pages_of(spec.id).option_words
     return {
-        name: Option(name, o.takes, o.default, words[name], common=name in COMMON)
+        name: OptionRow(name, o.takes, o.default, words[name], common=name in COMMON)
         for name, o in {**COMMON, **spec.options}.items()
     }
 
