@@ -222,7 +222,9 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     shoot("28-lone-table", org)
     org.get_by_role("link", name="Record a physical deal").click()
     record_deal(org, rng, shoot, "29")
-    org.locator('li[data-seat="2"] button').click()
+    new_link = org.locator('li[data-seat="2"] form.new-link')
+    new_link.locator("input[name=sure]").check()  # asked first: the old link stops
+    new_link.locator("button").click()
     org.locator("#reissued").wait_for()
     shoot("31-lone-seat-link", org)
     return tournament
