@@ -85,7 +85,7 @@ def test_the_link_opens_the_seat_and_plays_from_it(
     assert opened.status_code == 303
     assert opened.headers["Location"] == f"/tables/{table['id']}/view"
     page = text(browser.get(opened.headers["Location"]))
-    assert f"you are {name}" in page
+    assert f"You are {name}:" in page  # the seat's own view
     actions = [json.loads(a) for a in ACTION.findall(page)]
     assert actions == [{"type": "deal"}]
     version = int(re.findall(r'data-version="(\d+)"', page)[0])
