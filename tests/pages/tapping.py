@@ -16,6 +16,25 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 TAPPABLE = "#table [data-action]:visible, #table [data-pick]:visible"
+#: The version of the table shown, once it has stood still longer than the page ignores
+#: taps after a redraw (``QUIET_MS``, 600 ms, in ``service/web/templates/pages/table.html``),
+#: as a thumb waits for the screen to settle; timed from when this helper first saw it,
+#: and marked as the table about to be tapped.
+SETTLED = """() => {
+  const table = document.querySelector('#table');
+  if (!table) { return null; }
+  table.seenAt = table.seenAt || performance.now();
+  if (performance.now() - table.seenAt <= 650) { return null; }
+  table.tapped = true;
+  return table.dataset.version;
+}"""
+#: After a move's tap: the page shows another version, says why not, or was redrawn
+#: under the tap (news arrived first: the tap fell in its quiet moment).
+ANSWERED = """v => {
+  const table = document.querySelector('#table');
+  return table.dataset.version !== v || !table.tapped
+      || !document.querySelector('#act-error').hidden;
+}"""
 
 
 def tap(page: Page, rng: random.Random) -> bool:
@@ -28,8 +47,8 @@ def tap(page: Page, rng: random.Random) -> bool:
         return False
     from playwright.sync_api import TimeoutError as TapTimedOut
 
+    before = page.wait_for_function(SETTLED, timeout=10_000).json_value()
     element = offered.nth(rng.randrange(count))
-    before = page.locator("#table").get_attribute("data-version")
     try:
         is_move = element.get_attribute("data-action", timeout=1_000) is not None
         element.click(timeout=2_000)
@@ -38,12 +57,7 @@ def tap(page: Page, rng: random.Random) -> bool:
             return False
         raise  # offered, the table unchanged, and yet it could not be tapped
     if is_move:  # wait until the page shows the table after the move (or says why not)
-        page.wait_for_function(
-            """v => document.querySelector('#table').dataset.version !== v
-                 || !document.querySelector('#act-error').hidden""",
-            arg=before,
-            timeout=10_000,
-        )
+        page.wait_for_function(ANSWERED, arg=before, timeout=10_000)
         error = page.locator("#act-error")
         assert error.is_hidden() or "moved on" in error.inner_text(), error.inner_text()
     return True
