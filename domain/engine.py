@@ -73,14 +73,45 @@ class Build:
         return text
 
 
-def fingerprint(root: Path) -> dict[str, str]:
-    """SHA-256 of every ``domain`` source under ``root``, by path: a compiled module bakes
-    in what it imports (a named tuple's field order), so any change makes a build stale."""
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted((root / "domain").rglob("*.py"))
-        if "__pycache__" not in path.parts
-    }
+def _module_file(root: Path, name: str) -> Path | None:
+    path = root / Path(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def sources(root: Path, modules: Sequence[str]) -> list[str]:
+    """The ``domain`` modules a build of ``modules`` depends on: themselves and what they
+    import, transitively (a compiled module bakes in what it imports: a named tuple's field
+    order, a constant), as module names, sorted."""
+    import ast
+
+    seen: set[str] = set()
+    todo = list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen or (path := _module_file(root, name)) is None:
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:  # a submodule, or a name of the module itself
+                    sub = f"{node.module}.{alias.name}"
+                    todo.append(sub if _module_file(root, sub) else node.module)
+    return sorted(n for n in seen if n == "domain" or n.startswith("domain."))
+
+
+def fingerprint(root: Path, modules: Sequence[str]) -> dict[str, str]:
+    """SHA-256 of the source of each module a build of ``modules`` depends on, by name."""
+    found: dict[str, str] = {}
+    for name in sources(root, modules):
+        path = _module_file(root, name)
+        assert path is not None
+        found[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
 
 
 def _loaded_from_extension(name: str) -> bool:
@@ -97,7 +128,7 @@ def build() -> Build:
     if not compiled:
         return Build("pure")
     built: dict[str, str] = manifest["sources"]
-    now = fingerprint(_HERE.parent)
+    now = fingerprint(_HERE.parent, manifest["modules"])
     changed = tuple(sorted(p for p in built.keys() | now.keys() if built.get(p) != now.get(p)))
     return Build("stale" if changed else "compiled", manifest["compiler"], compiled, changed)
 

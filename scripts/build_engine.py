@@ -10,14 +10,20 @@ which build a process runs (``python -m domain.engine``).
     python scripts/build_engine.py --clean    # back to pure Python
     python scripts/build_engine.py --into DIR # a copy of the checkout in DIR, compiled
 
-A build records what it compiled, and from which sources, in ``domain/_engine.json``:
-``domain.engine`` reports a build whose sources changed since as stale, so an edited
-``.py`` is never silently shadowed by an older compiled module.
+Each build is made once per state of the sources it depends on, in ``build/engine/<key>``
+(a copy of ``domain/``, compiled; the three newest are kept), and its extension modules
+are copied from there: so ``make engine``, ``make test``'s compiled run and
+``tests/domain/test_compiled_engine.py`` compile only after a change that matters, and
+never in a folder another process is using. A build records what it compiled, and from
+which sources, in ``domain/_engine.json``: ``domain.engine`` reports a build whose sources
+changed since as stale, so an edited ``.py`` is never silently shadowed by an older
+compiled module.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -26,6 +32,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +41,23 @@ sys.path.insert(0, str(ROOT))
 from domain.engine import fingerprint  # noqa: E402  (this checkout's, not an installed one)
 
 MANIFEST = Path("domain/_engine.json")
-#: What a copy for ``--into`` leaves out: caches, the virtualenv, builds, local data.
-_SKIP = {".git", ".venv", "var", "build", "dist", "node_modules", "__pycache__"}
+CACHE = ROOT / "build" / "engine"
+#: What a copy leaves out: caches, the virtualenv, builds, local data.
+_SKIP = {
+    ".git",
+    ".venv",
+    "var",
+    "build",
+    "dist",
+    "node_modules",
+    "__pycache__",
+    ".mypy_cache",
+    ".hypothesis",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".import_linter_cache",
+    "artifacts",
+}
 _SKIP_SUFFIXES = (".so", ".pyd", ".egg-info")
 
 
@@ -69,12 +91,11 @@ def clean(root: Path = ROOT) -> list[Path]:
     return removed
 
 
-def build(root: Path = ROOT, *, verbose: bool = False) -> dict[str, object]:
+def build(root: Path, *, verbose: bool = False) -> dict[str, object]:
     """Compile the listed modules of ``root`` in place; returns the manifest written.
 
     mypyc runs in a child process with ``root`` as its working directory and its C
-    sources and objects in a temporary folder, so two builds (another checkout, a test's
-    copy) never share files."""
+    sources and objects in a temporary folder."""
     names = modules(root)
     clean(root)
     started = time.perf_counter()
@@ -101,47 +122,80 @@ def build(root: Path = ROOT, *, verbose: bool = False) -> dict[str, object]:
             if not verbose:
                 sys.stderr.write(result.stdout[-20000:] + result.stderr[-20000:])
             raise SystemExit(f"mypyc failed (exit {result.returncode}); nothing compiled is left")
-    import mypy.version
-
     manifest: dict[str, object] = {
-        "compiler": f"mypyc {mypy.version.__version__}",
+        "compiler": _compiler(),
         "python": sys.version.split()[0],
         "modules": names,
-        "sources": fingerprint(root),
+        "sources": fingerprint(root, names),
         "seconds": round(time.perf_counter() - started, 1),
     }
     (root / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
 
-def _reusable(dest: Path) -> bool:
-    """Whether ``dest`` holds a build of exactly this checkout's domain sources."""
-    try:
-        manifest = json.loads((dest / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return False
+def _compiler() -> str:
     import mypy.version
 
-    return (
-        manifest.get("sources") == fingerprint(ROOT)
-        and manifest.get("modules") == modules(ROOT)
-        and manifest.get("compiler") == f"mypyc {mypy.version.__version__}"
-        and manifest.get("python") == sys.version.split()[0]
-        and bool(compiled_files(dest))
+    return f"mypyc {mypy.version.__version__}"
+
+
+def key(root: Path = ROOT) -> str:
+    """What a build depends on: the modules, their sources, the compiler, the interpreter."""
+    names = modules(root)
+    text = json.dumps([names, fingerprint(root, names), _compiler(), sys.version], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def cached(*, verbose: bool = False) -> Path:
+    """``build/engine/<key>``: this checkout's ``domain/`` compiled, built if it is not there
+    yet (in a folder of its own, then renamed into place)."""
+    done = CACHE / key()
+    if (done / MANIFEST).exists():
+        return done
+    CACHE.mkdir(parents=True, exist_ok=True)
+    work = CACHE / f"{done.name}.{os.getpid()}.tmp"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(ROOT / "domain", work / "domain", ignore=_ignored(ROOT))
+    shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
+    build(work, verbose=verbose)
+    try:
+        work.rename(done)
+    except OSError:  # another process built the same meanwhile
+        shutil.rmtree(work, ignore_errors=True)
+    builds = sorted(
+        (p for p in CACHE.iterdir() if not p.name.endswith(".tmp")),
+        key=lambda p: p.stat().st_mtime,
     )
+    for old in builds[:-3]:
+        shutil.rmtree(old, ignore_errors=True)
+    return done
 
 
-def copy_tree(source: Path, dest: Path) -> None:
-    """A copy of the checkout's files (no caches, virtualenv, builds or compiled modules)."""
+def install(built: Path, root: Path) -> dict[str, object]:
+    """Copy a build's extension modules and manifest into ``root``, each where Python's
+    import system finds it before the ``.py`` beside it."""
+    clean(root)
+    for path in [*compiled_files(built), built / MANIFEST]:
+        target = root / path.relative_to(built)
+        shutil.copy2(path, target)
+    manifest: dict[str, object] = json.loads((root / MANIFEST).read_text())
+    return manifest
 
+
+def _ignored(source: Path) -> Callable[[str, list[str]], set[str]]:
     def ignore(folder: str, names: list[str]) -> set[str]:
         return {n for n in names if n in _SKIP or n.endswith(_SKIP_SUFFIXES)} | (
             {MANIFEST.name} if Path(folder).resolve() == (source / "domain").resolve() else set()
         )
 
+    return ignore
+
+
+def copy_tree(source: Path, dest: Path) -> None:
+    """A copy of the checkout's files (no caches, virtualenv, builds or compiled modules)."""
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(source, dest, ignore=ignore, symlinks=True)
+    shutil.copytree(source, dest, ignore=_ignored(source), symlinks=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,29 +207,20 @@ def main(argv: list[str] | None = None) -> int:
     root = ROOT
     if args.into:
         root = args.into.resolve()
-        if not args.clean and _reusable(root):
-            # Same domain sources: keep the compiled modules, refresh every other file.
-            with tempfile.TemporaryDirectory(prefix="cardledger-engine-keep-") as keep:
-                kept = [(p, Path(keep) / str(i)) for i, p in enumerate(compiled_files(root))]
-                kept.append((root / MANIFEST, Path(keep) / "manifest"))
-                for path, stash in kept:
-                    shutil.move(path, stash)
-                copy_tree(ROOT, root)
-                for path, stash in kept:
-                    shutil.move(stash, path)
-            print(f"engine: {root} is a copy of this checkout, its compiled build reused")
-            return 0
         copy_tree(ROOT, root)
     if args.clean:
         removed = clean(root)
         print(f"engine: pure Python ({len(removed)} compiled files removed)")
         return 0
-    manifest = build(root, verbose=args.verbose)
-    compiled = manifest["modules"]
-    assert isinstance(compiled, list)
+    started = time.perf_counter()
+    built = cached(verbose=args.verbose)
+    manifest = install(built, root)
+    names = manifest["modules"]
+    assert isinstance(names, list)
     print(
-        f"engine: {len(compiled)} modules compiled with {manifest['compiler']} in "
-        f"{manifest['seconds']} s into {root}"
+        f"engine: {len(names)} modules compiled with {manifest['compiler']} "
+        f"({built.relative_to(ROOT)}), installed in {root} in "
+        f"{time.perf_counter() - started:.1f} s"
     )
     return 0
 

@@ -2,10 +2,11 @@
 reference: the same seeded games, random and bots', give the same events, refusals and
 views, byte for byte, each build in a process of its own.
 
-The compiled build is this checkout's when ``make engine`` built it and it is fresh, else
-``build/engine-test`` (a copy of the checkout, compiled, and reused while the domain's
-sources stay the same): the build ``make test``'s compiled step runs the domain and
-contract suites on. The pure process runs from the same tree with ``CARDLEDGER_ENGINE=pure``.
+The compiled build is this checkout's when ``make engine`` built it and it is fresh (as in
+``make test``'s compiled run), else a copy of the checkout in a temporary folder with the
+build of its sources (``scripts/build_engine.py --into``: compiled once per state of the
+sources it depends on, in ``build/engine/``). The pure process runs from the same tree with
+``CARDLEDGER_ENGINE=pure``.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
-COPY = ROOT / "build" / "engine-test"
 
 
 def run(tree: Path, *args: str, pure: bool = False) -> subprocess.CompletedProcess[str]:
@@ -34,32 +35,33 @@ def build_of(tree: Path, pure: bool = False) -> str:
     return run(tree, "-m", "domain.engine", pure=pure).stdout.strip()
 
 
-@cache
-def compiled_tree() -> Path:
-    """A tree whose compiled build is fresh: this checkout's own, or the test copy's."""
+@pytest.fixture(scope="module")
+def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tree whose compiled build is fresh: this checkout's own, or a compiled copy."""
     here = build_of(ROOT)
     if here.startswith("engine: compiled") and "STALE" not in here:
         return ROOT
+    copy = tmp_path_factory.mktemp("engine") / "tree"
     made = subprocess.run(
-        [sys.executable, "scripts/build_engine.py", "--into", str(COPY)],
+        [sys.executable, "scripts/build_engine.py", "--into", str(copy)],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     assert made.returncode == 0, made.stdout + made.stderr
-    return COPY
+    return copy
 
 
-def test_both_builds_are_found_where_they_are_asked_for() -> None:
-    tree = compiled_tree()
+def test_both_builds_are_found_where_they_are_asked_for(compiled_tree: Path) -> None:
+    tree = compiled_tree
     compiled = build_of(tree)
     assert compiled.startswith("engine: compiled (mypyc"), compiled
     assert "STALE" not in compiled
     assert build_of(tree, pure=True) == "engine: pure Python"
 
 
-def test_seeded_games_give_the_same_events_byte_for_byte() -> None:
-    tree = compiled_tree()
+def test_seeded_games_give_the_same_events_byte_for_byte(compiled_tree: Path) -> None:
+    tree = compiled_tree
     pure = run(tree, "-m", "tests.domain.engine_games", pure=True).stdout
     compiled = run(tree, "-m", "tests.domain.engine_games").stdout
     pure_build, _, pure_lines = pure.partition("\n")

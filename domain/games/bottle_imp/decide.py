@@ -9,7 +9,7 @@ service appends the whole list in one transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
 from domain.errors import RuleViolation
@@ -43,6 +43,8 @@ from domain.games.bottle_imp.model import (
 )
 from domain.match import ranking
 from domain.shuffle import shuffle
+
+_new: Final = tuple.__new__  # a named tuple built from its fields, without its __new__
 
 # --- shared checks ---------------------------------------------------------------------
 
@@ -257,14 +259,18 @@ def _play(s: State, action: Play) -> list:
         expect_phase(s.phase, "playing")
     trick, order = s.trick, s.order
     i = len(trick)
-    seat, c = action.seat, action.card
-    if s.turn[i] != seat or type(seat) is not int or type(c) is not int or not 0 < c < 38:
+    given: tuple[object, ...] = action  # as sent: checked before it is trusted
+    seat, value = given[0], given[1]
+    if type(seat) is not int or type(value) is not int or s.turn[i] != seat:
+        return _refuse_play(s, action)
+    c: int = value
+    if not 0 < c < 38:
         return _refuse_play(s, action)
     slot = order[i]
     held = s.hands[slot]
     bit = BIT[c]
     if not held & bit or (
-        action.hand is not None and action.hand != layout.hand_name(s.table.variant, slot)
+        given[2] is not None and given[2] != layout.hand_name(s.table.variant, slot)
     ):
         return _refuse_play(s, action)
     if trick:
@@ -281,12 +287,20 @@ def _play(s: State, action: Play) -> list:
     if i + 1 < len(order):
         if s.turn[i + 1] != automatic:
             return [played]  # the common case: nothing follows automatically
-    elif held != bit or any(s.hands[:slot]) or any(s.hands[slot + 1 :]):
+    elif held != bit or _others_hold(s.hands, slot):
         # the trick is complete and the deal goes on
         completed = _trick_result(s, (*trick, c))
         if completed.winner != automatic:
             return [played, completed]
     return _with_consequences(s, played)
+
+
+def _others_hold(hands: tuple[int, ...], slot: int) -> bool:
+    """Whether a hand other than ``slot``'s holds a card."""
+    for k in range(len(hands)):  # noqa: SIM110 (compiled, a loop; a generator is an object)
+        if k != slot and hands[k]:
+            return True
+    return False
 
 
 #: ``_PLAYED[bright][slot][card]``: the one ``CardPlayed`` of each hand slot and card, shared
@@ -330,8 +344,8 @@ def _trick_result(s: State, cards: tuple[int, ...]) -> TrickCompleted:
     seats = s.turn
     winner = seats[cards.index(best)]
     if best < price:
-        return TrickCompleted(s.tricks + 1, seats, cards, winner, best, winner)
-    return TrickCompleted(s.tricks + 1, seats, cards, winner, price, s.owner)
+        return _new(TrickCompleted, (s.tricks + 1, seats, cards, winner, best, winner))
+    return _new(TrickCompleted, (s.tricks + 1, seats, cards, winner, price, s.owner))
 
 
 def _deal_scored(s: State) -> DealScored:
@@ -384,4 +398,6 @@ _DECIDE: dict[type, Callable[[State, Any], list]] = {
 
 def decide(state: State, action: Any) -> list[Any]:
     """The events ``action`` causes in ``state``, or ``RuleViolation``."""
+    if type(action) is Play:  # most actions: straight to the rule
+        return _play(state, action)
     return dispatch("The Bottle Imp", _DECIDE, state, action)

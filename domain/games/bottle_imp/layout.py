@@ -77,6 +77,18 @@ def next_dealer(variant: str, players: int, dealer: int) -> int:
     return (dealer + 1) % players
 
 
+#: ``ROTATIONS[players][leader]``: the seats clockwise from ``leader`` (the standard
+#: variant's trick order, whoever deals).
+ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((leader + k) % n for k in range(n)) for leader in range(n)) for n in range(5)
+)
+
+
+def rotation(players: int, leader: int) -> tuple[int, ...]:
+    """The seats clockwise from ``leader``: ``trick_order`` in the standard variant."""
+    return ROTATIONS[players][leader]
+
+
 @cache
 def trick_order(
     variant: str, players: int, dealer: int, leader: int, open_hands: tuple[str | None, ...]

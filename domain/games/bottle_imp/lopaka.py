@@ -12,8 +12,13 @@ from domain.games.bottle_imp.cards import SUIT, cards_of, suit_cards
 
 def trick_winner(cards: Sequence[int], price: int) -> int:
     """Rule 4: the highest card below the price if any, else the highest card."""
-    below = [c for c in cards if c < price]
-    return max(below) if below else max(cards)
+    below, highest = 0, 0
+    for c in cards:
+        if below < c < price:
+            below = c
+        if c > highest:
+            highest = c
+    return below or highest
 
 
 def choose(hand: int, trick: Sequence[int], price: int) -> int:
