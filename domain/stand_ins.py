@@ -113,9 +113,10 @@ def evolve(taken: Takeovers, event: Any) -> Takeovers:
     return taken
 
 
-def taken_over(events: Iterable[Any]) -> Takeovers:
-    """The takeovers in force after ``events``, by seat."""
-    taken: Takeovers = {}
+def taken_over(events: Iterable[Any], taken: Takeovers | None = None) -> Takeovers:
+    """The takeovers in force after ``events``, by seat (``taken``: those in force before
+    them, when only the newer events are folded)."""
+    taken = {} if taken is None else taken
     for event in events:
         if type(event) in EVENTS:
             taken = evolve(taken, event)

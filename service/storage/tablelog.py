@@ -59,8 +59,25 @@ class TableLog(StreamLog):
 
 
 def takeovers(log: TableLog) -> stand_ins.Takeovers:
-    """The seats the organiser handed to a bot and has not handed back, by seat."""
-    return stand_ins.taken_over(log.events)
+    """The seats the organiser handed to a bot and has not handed back, by seat.
+
+    Asked several times by every action, so each table's last answer is kept with the head
+    it was folded to (version and hash: the chain names that prefix of the log for good),
+    and only the events after it are folded again."""
+    seen = _TAKEOVERS.get(log.id)
+    start, taken = 0, {}
+    if seen is not None:
+        version, head, known = seen
+        if version <= log.version and (version == 0 or log.rows[version - 1].hash == head):
+            start, taken = version, known
+    if start < log.version:
+        taken = stand_ins.taken_over(log.events[start:], taken)
+        _TAKEOVERS[log.id] = (log.version, log.head, taken)
+    return taken
+
+
+#: Each table's takeovers as last folded: (version, head hash, takeovers).
+_TAKEOVERS: dict[str, tuple[int, str, stand_ins.Takeovers]] = {}
 
 
 def playing(log: TableLog) -> tuple[str | None, ...]:
