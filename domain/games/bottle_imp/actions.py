@@ -7,7 +7,7 @@ Play actions are built once and shared, since self-play asks for them millions o
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, overload
+from typing import Any, Final, overload
 
 from domain.actions import action_body, parse_action
 from domain.games.action_specs import CARD, CARDS, HANDS, SEAT, ActionSpec, kinds_of, word
@@ -82,7 +82,7 @@ class _SuitPlays(dict[int, tuple[Play, ...]]):
 
 
 #: ``_PLAY_CHUNKS[bright][slot][suit][bits]``: legal plays as one shared tuple per chunk.
-_PLAY_CHUNKS = tuple(
+_PLAY_CHUNKS: Final = tuple(
     tuple(tuple(_SuitPlays(row, suit) for suit in range(3)) for row in rows) for rows in _PLAYS
 )
 _DISCARDS = _per_card(Discard)

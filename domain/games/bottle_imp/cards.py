@@ -8,9 +8,11 @@ from a precomputed table. This keeps self-play fast without hiding the rules.
 
 from __future__ import annotations
 
+from typing import Final
+
 from domain.errors import RuleViolation
 
-START_CARD = 19
+START_CARD: Final = 19
 SUITS = ("yellow", "blue", "red")
 YELLOW, BLUE, RED = 0, 1, 2
 
@@ -27,28 +29,28 @@ _TABLE = {
 #: The canonical order for shuffling: ascending numbers.
 DECK: tuple[int, ...] = tuple(c for c in range(1, 38) if c != START_CARD)
 
-SUIT: list[int] = [-1] * 38
-COINS: list[int] = [0] * 38
+SUIT: Final[list[int]] = [-1] * 38
+COINS: Final[list[int]] = [0] * 38
 for _coins, _suits in _TABLE.items():
     for _s, _pair in enumerate(_suits):
         for _c in _pair:
             SUIT[_c], COINS[_c] = _s, _coins
 
 #: Cards of each suit, ascending.
-SUIT_CARDS: tuple[tuple[int, ...], ...] = tuple(
+SUIT_CARDS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(c for c in DECK if SUIT[c] == s) for s in range(3)
 )
-SHIFT = (0, 12, 24)
-SUIT_BITS = 0xFFF
+SHIFT: Final = (0, 12, 24)
+SUIT_BITS: Final = 0xFFF
 
-BIT: list[int] = [0] * 38
+BIT: Final[list[int]] = [0] * 38
 for _s, _cards in enumerate(SUIT_CARDS):
     for _i, _c in enumerate(_cards):
         BIT[_c] = 1 << (SHIFT[_s] + _i)
 FULL_DECK_MASK = sum(BIT[c] for c in DECK)
 
 #: ``CHUNK[s][bits]``: the cards (ascending) of suit ``s`` whose 12-bit chunk is ``bits``.
-CHUNK: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+CHUNK: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(c for i, c in enumerate(cards) if bits >> i & 1) for bits in range(4096))
     for cards in SUIT_CARDS
 )

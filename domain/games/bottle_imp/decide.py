@@ -9,7 +9,7 @@ service appends the whole list in one transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
 from domain.errors import RuleViolation
@@ -47,6 +47,9 @@ from domain.shuffle import shuffle
 _new: Final = tuple.__new__  # a named tuple built from its fields, without its __new__
 
 # --- shared checks ---------------------------------------------------------------------
+# An action's fields are read as sent (``action: Any``, ``object``) until checked: compiled
+# (``make engine``), a field read as its declared type would raise ``TypeError`` on garbage
+# where the rules answer with a ``RuleViolation``.
 
 
 def _check_seat(s: State, seat: object) -> int:
@@ -56,13 +59,13 @@ def _check_seat(s: State, seat: object) -> int:
     return seat
 
 
-def _slot(s: State, seat: int, hand: str | None) -> int:
+def _slot(s: State, seat: int, hand: object) -> int:
     bright = s.table.variant == layout.BRIGHT_HOUSE
     if bright and hand not in layout.PILES:
         raise RuleViolation("unknown_hand", "in bright-house name the pile: hand 'A' or 'B'")
     if not bright and hand is not None:
         raise RuleViolation("unknown_hand", "only bright-house hands have names")
-    return layout.slot_of(s.table.variant, seat, hand)
+    return layout.slot_of(s.table.variant, seat, cast(str | None, hand))
 
 
 def _whose(s: State, slot: int) -> str:
@@ -108,7 +111,7 @@ def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]
     return seed, tuple(tuple(sorted(h)) for h in per_seat), devil
 
 
-def _recorded_hands(s: State, action: Deal) -> tuple[tuple, tuple[int, ...] | None]:
+def _recorded_hands(s: State, action: Any) -> tuple[tuple, tuple[int, ...] | None]:
     """Check a physical deal: exactly the deck, the right number of cards per hand."""
     t = s.table
     seats = layout.seats(t.variant, t.players)
@@ -150,7 +153,7 @@ def _recorded_hands(s: State, action: Deal) -> tuple[tuple, tuple[int, ...] | No
     return hands, devil
 
 
-def _deal(s: State, action: Deal) -> list:
+def _deal(s: State, action: Any) -> list:
     """Rule 1: the whole deck is dealt (seeded shuffle, or a recorded physical deal)."""
     expect_phase(s.phase, "waiting_for_deal")
     k = s.deal + 1
@@ -164,7 +167,7 @@ def _deal(s: State, action: Deal) -> list:
 # --- preparing (rule 2, Lopaka's exchange, Bright House's piles) --------------------------
 
 
-def _discard(s: State, action: Discard) -> list:
+def _discard(s: State, action: Any) -> list:
     """Rule 2: one dealt card face down under the 19 (bright-house: one per pile)."""
     expect_phase(s.phase, "preparing")
     seat = _check_seat(s, action.seat)
@@ -176,7 +179,10 @@ def _discard(s: State, action: Discard) -> list:
             "already_discarded", f"{_whose(s, slot)} already laid a card in the devil's trick"
         )
     c = _dealt_card(s, slot, action.card)
-    return _with_consequences(s, CardDiscarded(seat, c, action.hand))
+    event = CardDiscarded(seat, c, action.hand)
+    if s.table.variant == layout.STANDARD and _delivery_waits(s, slot, s.passes[slot] is None):
+        return [event]
+    return _with_consequences(s, event)
 
 
 #: Which of ``left, right, opponent, hand, card`` a pass gives, per variant.
@@ -187,7 +193,7 @@ _PASS_SHAPES = {
 }
 
 
-def _pass(s: State, action: Pass) -> list:
+def _pass(s: State, action: Any) -> list:
     """Rule 2 (standard: one card left, one right), Lopaka's exchange (one card to the
     opponent), Bright House (one card of each pile to the opponent's same pile)."""
     expect_phase(s.phase, "preparing")
@@ -209,7 +215,22 @@ def _pass(s: State, action: Pass) -> list:
         event = CardsPassed(seat, opponent=_dealt_card(s, slot, action.opponent))
     else:
         event = CardsPassed(seat, hand=action.hand, card=_dealt_card(s, slot, action.card))
+    if variant == layout.STANDARD and _delivery_waits(s, slot, s.discards[slot] is None):
+        return [event]
     return _with_consequences(s, event)
+
+
+def _delivery_waits(s: State, slot: int, own_pending: bool) -> bool:
+    """Standard: whether the passes still wait for a pass or discard other than the one
+    ``slot`` makes now (``own_pending``: its other one), or were delivered already; then
+    nothing follows the event (``_deliveries``), and the state need not be folded to know."""
+    if own_pending or any(s.received):
+        return True
+    passes, discards = s.passes, s.discards
+    for k in range(len(passes)):  # noqa: SIM110 (compiled, a loop; a generator is an object)
+        if k != slot and (passes[k] is None or discards[k] is None):
+            return True
+    return False
 
 
 def _deliveries(s: State) -> PassesDelivered | None:
@@ -238,7 +259,7 @@ def _deliveries(s: State) -> PassesDelivered | None:
     return None
 
 
-def _choose_open(s: State, action: ChooseOpen) -> list:
+def _choose_open(s: State, action: Any) -> list:
     """Bright House 3: each player shows one pile face up for the rest of the deal."""
     if s.table.variant != layout.BRIGHT_HOUSE:
         raise RuleViolation("not_in_this_variant", "only bright-house has open hands")
@@ -283,7 +304,7 @@ def _play(s: State, action: Play) -> list:
             )
     variant = s.table.variant
     played = _PLAYED[variant == layout.BRIGHT_HOUSE][slot][c]
-    automatic = _AUTOMATIC[variant]
+    automatic = layout.LOPAKA_SEAT if variant == layout.LOPAKA else -1  # seat the engine plays
     if i + 1 < len(order):
         if s.turn[i + 1] != automatic:
             return [played]  # the common case: nothing follows automatically
@@ -305,7 +326,7 @@ def _others_hold(hands: tuple[int, ...], slot: int) -> bool:
 
 #: ``_PLAYED[bright][slot][card]``: the one ``CardPlayed`` of each hand slot and card, shared
 #: (events are immutable) since self-play records millions of them.
-_PLAYED = tuple(
+_PLAYED: Final = tuple(
     tuple(
         [CardPlayed(layout.owner(v, slot), c, layout.hand_name(v, slot)) for c in range(38)]
         for slot in range(4)
@@ -313,11 +334,8 @@ _PLAYED = tuple(
     for v in (layout.STANDARD, layout.BRIGHT_HOUSE)
 )
 
-#: The seat the engine plays for, per variant (Lopaka), or -1.
-_AUTOMATIC = {layout.STANDARD: -1, layout.LOPAKA: layout.LOPAKA_SEAT, layout.BRIGHT_HOUSE: -1}
 
-
-def _refuse_play(s: State, action: Play) -> list:
+def _refuse_play(s: State, action: Any) -> list:
     """Say precisely why a play is refused (the slow path)."""
     seat = _check_seat(s, action.seat)
     variant = s.table.variant
@@ -387,7 +405,7 @@ def _with_consequences(s: State, event: Any) -> list:
     return with_consequences(s, (event,), evolve, _automatic)
 
 
-_DECIDE: dict[type, Callable[[State, Any], list]] = {
+_DECIDE: Final[dict[type, Callable[[State, Any], list]]] = {
     Deal: _deal,
     Discard: _discard,
     Pass: _pass,

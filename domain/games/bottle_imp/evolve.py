@@ -61,6 +61,7 @@ def initial_state(table: Table) -> State:
 
 
 _FIELD = {name: i for i, name in enumerate(State._fields)}
+_new: Final = tuple.__new__  # a named tuple from its fields, without its __new__
 
 
 def _set(s: State, **changes: Any) -> State:
@@ -134,26 +135,32 @@ def _turn(variant: str, order: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(layout.owner(variant, slot) for slot in order)
 
 
+_HANDS: Final = State._fields.index("hands")
+_DISCARDS: Final = State._fields.index("discards")
+_PASSES: Final = State._fields.index("passes")
+_DEVIL: Final = State._fields.index("devil")
+
+
 def _card_discarded(s: State, e: CardDiscarded) -> State:
     slot = layout.slot_of(s.table.variant, e.seat, e.hand)
-    return _prepared(
-        _set(
-            s,
-            hands=_replace_at(s.hands, slot, s.hands[slot] & ~BIT[e.card]),
-            discards=_replace_at(s.discards, slot, e.card),
-            devil=(*s.devil, e.card),
-        )
-    )
+    fields = list(s)
+    hands, discards = list(s.hands), list(s.discards)
+    hands[slot] &= ~BIT[e.card]
+    discards[slot] = e.card
+    fields[_HANDS], fields[_DISCARDS] = tuple(hands), tuple(discards)
+    fields[_DEVIL] = (*s.devil, e.card)
+    return _prepared(_new(State, fields))
 
 
 def _cards_passed(s: State, e: CardsPassed) -> State:
     slot = layout.slot_of(s.table.variant, e.seat, e.hand)
     cards = tuple([c for c in (e.left, e.right, e.opponent, e.card) if c is not None])
-    return _set(
-        s,
-        hands=_replace_at(s.hands, slot, s.hands[slot] & ~mask_of(cards)),
-        passes=_replace_at(s.passes, slot, cards),
-    )
+    fields = list(s)
+    hands, passes = list(s.hands), list(s.passes)
+    hands[slot] &= ~mask_of(cards)
+    passes[slot] = cards
+    fields[_HANDS], fields[_PASSES] = tuple(hands), tuple(passes)
+    return _new(State, fields)
 
 
 def _passes_delivered(s: State, e: PassesDelivered) -> State:
@@ -172,9 +179,6 @@ def _open_hand_chosen(s: State, e: OpenHandChosen) -> State:
     if all(s.open_hands):
         return _start_trick(_set(s, phase="playing"), s.leader)
     return s
-
-
-_new: Final = tuple.__new__
 
 
 def _card_played(s: State, e: CardPlayed) -> State:

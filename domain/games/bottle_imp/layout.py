@@ -10,16 +10,19 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from domain.errors import RuleViolation
 
-STANDARD, LOPAKA, BRIGHT_HOUSE = "standard", "lopaka", "bright-house"
+STANDARD: Final = "standard"
+LOPAKA: Final = "lopaka"
+BRIGHT_HOUSE: Final = "bright-house"
 VARIANTS = (STANDARD, LOPAKA, BRIGHT_HOUSE)
-LOPAKA_SEAT = 2
-PILES = ("A", "B")
+LOPAKA_SEAT: Final = 2
+PILES: Final = ("A", "B")
 
 
-def check_players(variant: str, players: int) -> None:
+def check_players(variant: object, players: object) -> None:
     """Seats the players bring (Lopaka is not one of them)."""
     if variant not in VARIANTS:
         raise RuleViolation(
@@ -79,7 +82,7 @@ def next_dealer(variant: str, players: int, dealer: int) -> int:
 
 #: ``ROTATIONS[players][leader]``: the seats clockwise from ``leader`` (the standard
 #: variant's trick order, whoever deals).
-ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+ROTATIONS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple((leader + k) % n for k in range(n)) for leader in range(n)) for n in range(5)
 )
 
