@@ -8,7 +8,8 @@ On a throw-away database served on a loopback port, in the system's Chromium:
   browser"), of which a few steps are kept at 390x844: ``console-phone.png`` (a round
   being played, seen from the console), ``slips-phone.png``, ``seat-phone.png`` (a player's
   phone with its moves), ``deal-phone.png`` (a physical deal half tapped in) and
-  ``standings-phone.png``;
+  ``standings-phone.png``; and the tournament's wall for the club room's screen at
+  1920x1080, ``wall.png``;
 - ``replay.png``: a four-player Bottle Imp deal (seed ``readme-demo``) played by random
   legal moves, opened at a play in a trick that buys the bottle, so the shot shows the
   legal choices and the bottle.
@@ -92,7 +93,11 @@ def evening_shots(out: Path) -> None:
         at_club_address(app)
         with serve(app) as url, sync_playwright() as playwright:
             browser = launch(playwright)
-            evening(browser, url, ADMIN_TOKEN, shoot, seed="readme-evening")
+            tournament = evening(browser, url, ADMIN_TOKEN, shoot, seed="readme-evening")
+            wall = browser.new_page(viewport={"width": 1920, "height": 1080})
+            wall.goto(tournament.replace("/console/tournaments/", "/tournaments/") + "/wall")
+            wall.screenshot(path=str(out / "wall.png"))
+            print(out / "wall.png")
             browser.close()
         get_database(app).engine.dispose()
 
