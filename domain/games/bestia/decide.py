@@ -102,7 +102,7 @@ def _seeded(s: State, k: int) -> DealStarted:
     """Rule 2: from the shuffled deck, five cards each, one at a time, from the dealer's
     right anticlockwise; the dealer's last card (the last dealt) is the muestra; the rest
     is the stock, drawn from its first card on."""
-    t = s.table
+    t: Any = s.table  # its seed as given: an integer seed deals as its decimal string
     if t.seed is None:
         raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
     seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
@@ -122,7 +122,7 @@ def _seeded(s: State, k: int) -> DealStarted:
     )  # fmt: skip
 
 
-def _recorded(s: State, k: int, action: Deal) -> DealStarted:
+def _recorded(s: State, k: int, action: Any) -> DealStarted:
     """A physical deal: five distinct cards of the deck in use per seat, and a muestra
     from the dealer's hand."""
     n = s.table.players
@@ -153,7 +153,7 @@ def _recorded(s: State, k: int, action: Deal) -> DealStarted:
     return DealStarted(k, s.dealer, SUITS[SUIT_OF[m]], NAMES[m], tuple(hands), s.rules.ante)
 
 
-def _deal(s: State, action: Deal) -> list[Any]:
+def _deal(s: State, action: Any) -> list[Any]:
     """Rules 1–2: antes into the pot, then a seeded shuffle or a recorded deal."""
     expect_phase(s.phase, "waiting_for_deal")
     if match_over(s):
@@ -169,7 +169,7 @@ def _deal(s: State, action: Deal) -> list[Any]:
 # --- rule 3: declaring --------------------------------------------------------------------
 
 
-def _declare(s: State, action: Declare) -> list[Any]:
+def _declare(s: State, action: Any) -> list[Any]:
     """Rule 3: from the dealer's right, anticlockwise, the dealer last: play or pass."""
     seat, call = action
     queue = s.queue
@@ -194,7 +194,7 @@ def _declare(s: State, action: Declare) -> list[Any]:
     return [declared]
 
 
-def _refuse_declare(s: State, action: Declare) -> None:
+def _refuse_declare(s: State, action: Any) -> None:
     expect_phase(s.phase, "declaring")
     seat = _check_seat(s, action.seat)
     _check_turn(s, seat, s.queue[0], "declare")
@@ -255,7 +255,7 @@ def _recorded_draw(s: State, seat: int, discard: int, raw: object) -> tuple[str,
     return tuple(names_of_ids(drawn))
 
 
-def _exchange(s: State, action: Exchange) -> list[Any]:
+def _exchange(s: State, action: Any) -> list[Any]:
     """Rule 4: each player in, from the dealer's right, discards up to ``max_exchange``
     cards (the dealer may discard the muestra; trumps stay) and draws as many."""
     seat, values, raw_drawn = action
@@ -305,11 +305,12 @@ def _discard_mask(s: State, seat: int, values: tuple | list) -> int:
 # --- rule 6: tricks -------------------------------------------------------------------------
 
 
-def _play(s: State, action: Play) -> list[Any]:
+def _play(s: State, action: Any) -> list[Any]:
     """Rule 6: in turn, a card the duties of play allow."""
     if s.phase != "playing":
         expect_phase(s.phase, "playing")
-    seat, card = action
+    given: tuple[object, ...] = action  # as sent: checked before it is trusted
+    seat, card = given[0], given[1]
     trick = s.trick
     order = s.order
     i = len(trick)
@@ -336,7 +337,7 @@ def _play(s: State, action: Play) -> list[Any]:
     return [played, completed, *_finish_deal(evolve(evolve(s, played), completed))]
 
 
-def _refuse_play(s: State, action: Play) -> list[Any]:
+def _refuse_play(s: State, action: Any) -> list[Any]:
     """Say precisely why a play is refused (the slow path)."""
     seat = _check_seat(s, action.seat)
     i = len(s.trick)

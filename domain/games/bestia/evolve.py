@@ -42,21 +42,22 @@ from domain.table import Table
 
 def initial_state(table: Table) -> State:
     """The table before the first deal (checks variant, options and player count)."""
+    t: Any = table  # as the caller built it: checked here before it is trusted
     check_options(table)
-    players = table.players
+    players = t.players
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise RuleViolation(
             "wrong_player_count",
             f"Bestia is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}",
         )
-    if type(table.first_dealer) is not int or not 0 <= table.first_dealer < players:
+    if type(t.first_dealer) is not int or not 0 <= t.first_dealer < players:
         raise RuleViolation("invalid_rules", f"first_dealer must be a seat from 0 to {players - 1}")
     return State(
         table=table,
         rules=rules_of(table),
         phase="waiting_for_deal",
         deal=0,
-        dealer=table.first_dealer,
+        dealer=t.first_dealer,
         balances=(0,) * players,
         pot=0,
         ante=0,

@@ -90,7 +90,7 @@ def _dealt_card(s: State, slot: int, value: object) -> int:
 
 
 def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]:
-    t = s.table
+    t: Any = s.table  # its seed as given: an integer seed deals as its decimal string
     if t.seed is None:
         raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
     seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1

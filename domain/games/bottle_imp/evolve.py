@@ -29,9 +29,10 @@ from domain.table import Table
 
 def initial_state(table: Table) -> State:
     """The table before the first deal (checks the variant and the number of players)."""
-    variant, players = table.variant, table.players
+    t: Any = table  # as the caller built it: checked here before it is trusted
+    variant, players = t.variant, t.players
     layout.check_players(variant, players)
-    if not 0 <= table.first_dealer < players:
+    if not 0 <= t.first_dealer < players:
         raise RuleViolation("invalid_rules", f"first_dealer must be a seat from 0 to {players - 1}")
     seats = layout.seats(variant, players)
     slots = layout.slots(variant, players)
@@ -39,7 +40,7 @@ def initial_state(table: Table) -> State:
         table=table,
         phase="waiting_for_deal",
         deal=0,
-        dealer=table.first_dealer,
+        dealer=t.first_dealer,
         totals=(0,) * seats,
         hands=(0,) * slots,
         received=(0,) * slots,
@@ -47,7 +48,7 @@ def initial_state(table: Table) -> State:
         passes=(None,) * slots,
         devil=(),
         open_hands=(None,) * players,
-        leader=layout.first_leader(variant, players, table.first_dealer),
+        leader=layout.first_leader(variant, players, t.first_dealer),
         order=(),
         turn=(),
         trick=(),

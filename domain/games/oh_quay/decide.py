@@ -73,14 +73,15 @@ def _recorded(raw: object, what: str) -> tuple[tuple[str, ...], ...]:
     return tuple(piles)
 
 
-def _deal(s: State, action: Deal) -> list:
+def _deal(s: State, action: Any) -> list:
     """Setup: four piles of nine, from a seeded shuffle or as recorded at a physical table."""
     expect_phase(s.phase, WAITING_FOR_DEAL)
     k = s.deal + 1
     if action.quays is None and action.canals is None:
-        if s.table.seed is None:
+        table: Any = s.table  # its seed as given: an integer seed deals as its decimal string
+        if table.seed is None:
             raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-        dseed = s.table.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
+        dseed = table.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
         quays, canals = layout.seeded_piles(shuffle(DECK, dseed), s.starter)
         return [DealStarted(k, s.starter, quays, canals, dseed)]
     if action.quays is None or action.canals is None:
@@ -99,7 +100,7 @@ def _deal(s: State, action: Deal) -> list:
 # --- a turn ---------------------------------------------------------------------------------
 
 
-def _load(s: State, action: Load) -> list:
+def _load(s: State, action: Any) -> list:
     """Turn, step 1: the top card of either quay (the other if one is empty) into the
     canal at any position from 0 (front) to its length (back)."""
     if s.phase != LOADING:
@@ -130,7 +131,7 @@ def _load(s: State, action: Load) -> list:
     return [CargoLoaded(seat, source, quay[0], pos)]
 
 
-def _launch(s: State, action: Launch) -> list:
+def _launch(s: State, action: Any) -> list:
     """Turn, step 2: one card, or a raft (a common suit, ranks rising from the front).
     One card goes to the bottom of the launcher's quay; of a raft the launcher keeps one,
     the opponent takes one (automatically the last of a two-card raft), the rest score."""
@@ -173,7 +174,7 @@ def _launch(s: State, action: Launch) -> list:
     return _with_consequences(s, events) if ends else events
 
 
-def _take(s: State, action: Take) -> list:
+def _take(s: State, action: Any) -> list:
     """The launcher's opponent takes one card of the raft (not the kept one); the rest
     go to the launcher's score pile."""
     if s.phase != TAKING:
