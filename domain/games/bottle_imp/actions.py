@@ -66,6 +66,7 @@ def _per_card(make: Any) -> tuple[tuple[list[Any], ...], tuple[list[Any], ...]]:
 
 
 _PLAYS = _per_card(Play)
+_DEAL: Final = Deal()  # a seeded deal: the one action of the dealer, shared
 
 
 class _SuitPlays(dict[int, tuple[Play, ...]]):
@@ -167,7 +168,7 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
         return yellow[held & SUIT_BITS] + blue[(held >> 12) & SUIT_BITS] + red[held >> 24]
     variant = s.table.variant
     if phase == "waiting_for_deal":
-        return [Deal()] if seat == s.dealer else []
+        return [_DEAL] if seat == s.dealer else []
     if phase == "choosing":
         return [] if s.open_hands[seat] else [ChooseOpen(seat, p) for p in layout.PILES]
     if phase != "preparing" or (variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT):
@@ -193,13 +194,17 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
     return actions
 
 
+#: ``_ALONE[seat]``: the seat alone, one shared tuple per seat.
+_ALONE: Final = tuple((seat,) for seat in range(4))
+
+
 def to_act(state: State) -> tuple[int, ...]:
     """The seats the table waits for (Lopaka never: it plays by itself)."""
     s = state
     if s.phase == "playing":
         i = len(s.trick)
         # a full trick is completed by the engine in the same transaction: nobody acts
-        return (s.turn[i],) if i < len(s.turn) else ()
+        return _ALONE[s.turn[i]] if i < len(s.turn) else ()
     variant = s.table.variant
     if s.phase == "waiting_for_deal":
         return (s.dealer,)

@@ -159,9 +159,9 @@ def _deal(s: State, action: Any) -> list:
     k = s.deal + 1
     if action.hands is None:
         seed, hands, devil = _seeded_hands(s, k)
-        return [DealStarted(k, s.dealer, seed, hands, devil)]
+        return [_new(DealStarted, (k, s.dealer, seed, hands, devil))]
     hands, devil = _recorded_hands(s, action)
-    return [DealStarted(k, s.dealer, None, hands, devil)]
+    return [_new(DealStarted, (k, s.dealer, None, hands, devil))]
 
 
 # --- preparing (rule 2, Lopaka's exchange, Bright House's piles) --------------------------
@@ -179,7 +179,7 @@ def _discard(s: State, action: Any) -> list:
             "already_discarded", f"{_whose(s, slot)} already laid a card in the devil's trick"
         )
     c = _dealt_card(s, slot, action.card)
-    event = CardDiscarded(seat, c, action.hand)
+    event = _new(CardDiscarded, (seat, c, action.hand))
     if s.table.variant == layout.STANDARD and _delivery_waits(s, slot, s.passes[slot] is None):
         return [event]
     return _with_consequences(s, event)
@@ -210,11 +210,15 @@ def _pass(s: State, action: Any) -> list:
         left, right = _dealt_card(s, slot, action.left), _dealt_card(s, slot, action.right)
         if left == right:
             raise RuleViolation("same_card", f"{left} cannot go both left and right")
-        event = CardsPassed(seat, left=left, right=right)
+        event = _new(CardsPassed, (seat, left, right, None, None, None))
     elif variant == layout.LOPAKA:
-        event = CardsPassed(seat, opponent=_dealt_card(s, slot, action.opponent))
+        event = _new(
+            CardsPassed, (seat, None, None, _dealt_card(s, slot, action.opponent), None, None)
+        )
     else:
-        event = CardsPassed(seat, hand=action.hand, card=_dealt_card(s, slot, action.card))
+        event = _new(
+            CardsPassed, (seat, None, None, None, action.hand, _dealt_card(s, slot, action.card))
+        )
     if variant == layout.STANDARD and _delivery_waits(s, slot, s.discards[slot] is None):
         return [event]
     return _with_consequences(s, event)
@@ -245,9 +249,8 @@ def _deliveries(s: State) -> PassesDelivered | None:
             return None
         n = players
         passes: list[tuple[int, ...]] = [p for p in s.passes if p is not None]
-        return PassesDelivered(
-            tuple((passes[(t - 1) % n][0], passes[(t + 1) % n][1]) for t in range(n))
-        )
+        received = tuple((passes[(t - 1) % n][0], passes[(t + 1) % n][1]) for t in range(n))
+        return _new(PassesDelivered, (received, None))
     if variant == layout.LOPAKA:
         if s.passes[0] is None or s.passes[1] is None or s.received[0]:
             return None
@@ -377,7 +380,7 @@ def _deal_scored(s: State) -> DealScored:
         devil |= BIT[c]
     scores = tuple(-coins(devil) if seat == owner else coins(w) for seat, w in enumerate(s.won))
     totals = tuple(t + d for t, d in zip(s.totals, scores, strict=True))
-    return DealScored(s.deal, scores, totals, owner, tuple(sorted(s.devil)), s.price)
+    return _new(DealScored, (s.deal, scores, totals, owner, tuple(sorted(s.devil)), s.price))
 
 
 def _automatic(s: State) -> Any:

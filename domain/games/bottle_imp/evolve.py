@@ -63,6 +63,11 @@ def initial_state(table: Table) -> State:
 
 _FIELD = {name: i for i, name in enumerate(State._fields)}
 _new: Final = tuple.__new__  # a named tuple from its fields, without its __new__
+_HANDS: Final = State._fields.index("hands")
+_RECEIVED: Final = State._fields.index("received")
+_DISCARDS: Final = State._fields.index("discards")
+_PASSES: Final = State._fields.index("passes")
+_DEVIL: Final = State._fields.index("devil")
 
 
 def _set(s: State, **changes: Any) -> State:
@@ -84,28 +89,31 @@ def _deal_started(s: State, e: DealStarted) -> State:
     else:
         hands = tuple(mask_of(h) for h in e.hands)
     slots = len(hands)
-    seats = len(s.totals)
-    leader = layout.first_leader(variant, players, e.dealer)
-    return _set(
-        s,
-        phase="preparing",
-        deal=e.deal,
-        dealer=e.dealer,
-        hands=hands,
-        received=(0,) * slots,
-        discards=(None,) * slots,
-        passes=(None,) * slots,
-        devil=tuple(e.devil or ()),
-        open_hands=(None,) * players,
-        leader=leader,
-        order=(),
-        turn=(),
-        trick=(),
-        tricks=0,
-        price=START_CARD,
-        owner=None,
-        won=(0,) * seats,
-        scores=None,
+    return _new(
+        State,
+        (
+            s.table,
+            "preparing",  # phase
+            e.deal,
+            e.dealer,
+            s.totals,
+            hands,
+            (0,) * slots,  # received
+            (None,) * slots,  # discards
+            (None,) * slots,  # passes
+            tuple(e.devil or ()),
+            (None,) * players,  # open_hands
+            layout.first_leader(variant, players, e.dealer),
+            (),  # order
+            (),  # turn
+            (),  # trick
+            0,  # tricks
+            START_CARD,  # price
+            None,  # owner
+            (0,) * len(s.totals),  # won
+            None,  # scores
+            s.ranking,
+        ),
     )
 
 
@@ -136,12 +144,6 @@ def _turn(variant: str, order: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(layout.owner(variant, slot) for slot in order)
 
 
-_HANDS: Final = State._fields.index("hands")
-_DISCARDS: Final = State._fields.index("discards")
-_PASSES: Final = State._fields.index("passes")
-_DEVIL: Final = State._fields.index("devil")
-
-
 def _card_discarded(s: State, e: CardDiscarded) -> State:
     slot = layout.slot_of(s.table.variant, e.seat, e.hand)
     fields = list(s)
@@ -170,9 +172,12 @@ def _passes_delivered(s: State, e: PassesDelivered) -> State:
     for seat, cards in enumerate(e.received):
         if cards:
             slot = layout.slot_of(variant, seat, e.hand)
-            hands[slot] |= mask_of(cards)
-            received[slot] |= mask_of(cards)
-    return _prepared(_set(s, hands=tuple(hands), received=tuple(received)))
+            mask = mask_of(cards)
+            hands[slot] |= mask
+            received[slot] |= mask
+    fields = list(s)
+    fields[_HANDS], fields[_RECEIVED] = tuple(hands), tuple(received)
+    return _prepared(_new(State, fields))
 
 
 def _open_hand_chosen(s: State, e: OpenHandChosen) -> State:
