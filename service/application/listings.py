@@ -272,6 +272,8 @@ def list_players(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Registered players newest first, as ``GET /players/{id}`` shows each (with rating);
     ``named``: only those whose name holds it, whatever the case (the console's search)."""
+    if named and "\x00" in named:  # no name holds a NUL (and PostgreSQL's text cannot)
+        return [], None
     query = select(players, players.c.id.label("item_id"))
     if named:
         query = query.where(func.lower(players.c.name).contains(named.lower(), autoescape=True))

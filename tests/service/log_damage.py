@@ -255,7 +255,7 @@ def assert_reads_say_damaged(caller: Caller, table_id: str, version: int, code: 
     assert caller.request("GET", f"/tables/{table_id}/deals/1", None, ORGANISER)[0] == 200
     status, page = caller.request("GET", f"/tables/{table_id}/view")
     assert status == 200
-    assert f"damaged at version {version}" in page
+    assert f"damaged from move {version} on" in page
     _, report = caller.request("GET", f"/tables/{table_id}/verify", None, ORGANISER)
     assert report["ok"] is False and report["problems"][0]["version"] == version, report
 

@@ -446,6 +446,7 @@ def test_the_printable_page_is_self_contained(client: FlaskClient) -> None:
     for external in ("<link", "<script", "src=", "@import", "url("):
         assert external not in page.replace(icon.group(0), "")
     rows = standings(client, tournament)["rows"]
-    assert page.count("data-entry=") == len(rows)
+    ranked = re.findall(r'<tr class="[^"]*" data-entry="(\d+)">', page)  # the crosstable after
+    assert ranked == [str(r["entry"]) for r in rows]
     positions = [page.index(f'data-entry="{r["entry"]}"') for r in rows]
     assert positions == sorted(positions)
