@@ -64,6 +64,7 @@ run: install | var
 	  --threads $(THREADS) --job-workers $(JOB_WORKERS) --live-workers $(LIVE_WORKERS)
 
 test: install browser | var
+	@if [ -f domain/_engine.json ]; then $(MAKE) --no-print-directory engine; fi
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 	@$(MAKE) --no-print-directory test-compiled
 
