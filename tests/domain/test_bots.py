@@ -19,7 +19,7 @@ from domain.bots.common import current_deal, observe
 from domain.bots.simulate import Simulation, play_match, result, run_chunk
 from domain.bots.stats import wilson, win_shares
 from domain.errors import RuleViolation
-from domain.games import game
+from domain.games import SPECS, game
 from domain.games.bestia.model import Deal as BestiaDeal
 from domain.games.bottle_imp.model import Deal, Discard, Pass
 from domain.games.oh_quay.cards import RANK
@@ -48,7 +48,7 @@ def choose(name: str, game_id: str, view: dict[str, Any], seed: str = "s") -> di
 def test_every_bot_plays_every_game() -> None:
     assert BOT_NAMES == ("random", "heuristic", "montecarlo")
     for b in BOTS.values():
-        assert set(b.choosers) == set(GAMES)
+        assert set(b.choosers) == set(SPECS)
 
 
 def test_an_unknown_bot_is_refused_by_name() -> None:

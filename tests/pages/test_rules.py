@@ -119,14 +119,14 @@ def test_the_index_links_every_game(client: FlaskClient) -> None:
 
 
 def test_an_unknown_game_has_no_rules_page(client: FlaskClient) -> None:
-    response = client.get("/rules/whist")
+    response = client.get("/rules/chess")
     assert response.status_code == 404
     assert "bottle-imp" in response.get_data(as_text=True)
 
 
 def test_rules_url_names_each_games_page_and_the_index_otherwise() -> None:
     assert [rules_url(g) for g in GAMES] == [f"/rules/{g}" for g in GAMES]
-    assert rules_url("whist") == "/rules"
+    assert rules_url("chess") == "/rules"
 
 
 def test_the_home_page_links_the_rules(client: FlaskClient) -> None:
