@@ -152,6 +152,7 @@ def cached(*, verbose: bool = False) -> Path:
     done = CACHE / key()
     if (done / MANIFEST).exists():
         return done
+    started = time.time() - 3600
     CACHE.mkdir(parents=True, exist_ok=True)
     work = CACHE / f"{done.name}.{os.getpid()}.tmp"
     shutil.rmtree(work, ignore_errors=True)
@@ -166,7 +167,10 @@ def cached(*, verbose: bool = False) -> Path:
         (p for p in CACHE.iterdir() if not p.name.endswith(".tmp")),
         key=lambda p: p.stat().st_mtime,
     )
-    for old in builds[:-3]:
+    abandoned = [  # a build stopped halfway, an hour ago or more
+        p for p in CACHE.iterdir() if p.name.endswith(".tmp") and p.stat().st_mtime < started
+    ]
+    for old in builds[:-3] + abandoned:
         shutil.rmtree(old, ignore_errors=True)
     return done
 
