@@ -7,6 +7,6 @@ Nothing here imports Flask, SQLAlchemy, Celery or any transport: a rules test is
 import os as _os
 
 if _os.environ.get("CARDLEDGER_ENGINE") == "pure":  # the compiled engine's opt-out
-    from domain.engine import use_pure
+    from domain._pure import use_pure
 
     use_pure()

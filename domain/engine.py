@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.machinery import ModuleSpec
 from pathlib import Path
-from types import ModuleType
+
+from domain._pure import use_pure
+
+__all__ = ["ENV", "Build", "build", "fingerprint", "sources", "use_pure"]
 
 #: The environment variable that chooses the build: ``pure``, or unset/anything else for
 #: whatever is present.
@@ -29,28 +29,6 @@ ENV = "CARDLEDGER_ENGINE"
 _HERE = Path(__file__).resolve().parent
 MANIFEST = _HERE / "_engine.json"
 _EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-
-
-class _PureFinder(importlib.abc.MetaPathFinder):
-    """Finds each ``domain`` module's ``.py`` source where a compiled one lies beside it."""
-
-    def find_spec(
-        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if not name.startswith("domain."):
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        origin = spec.origin if spec is not None else None
-        if origin is None or not origin.endswith(_EXTENSIONS):
-            return spec
-        source = Path(origin).with_name(name.rpartition(".")[2] + ".py")
-        return importlib.util.spec_from_file_location(name, source)
-
-
-def use_pure() -> None:
-    """Import the pure-Python sources from now on (before any rules module is imported)."""
-    if not any(isinstance(f, _PureFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _PureFinder())
 
 
 @dataclass(frozen=True)
