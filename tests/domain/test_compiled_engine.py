@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The first build of a state of the sources compiles for a minute or two of CPU time; on a
+#: machine shared with other work that can take longer than the suite's 300 s per test.
+pytestmark = pytest.mark.timeout(1200)
 
 
 def run(tree: Path, *args: str, pure: bool = False) -> subprocess.CompletedProcess[str]:
