@@ -67,6 +67,7 @@ def _per_card(make: Any) -> tuple[tuple[list[Any], ...], tuple[list[Any], ...]]:
 
 _PLAYS = _per_card(Play)
 _DEAL: Final = Deal()  # a seeded deal: the one action of the dealer, shared
+_new: Final = tuple.__new__  # a named tuple from its fields, without its __new__
 
 
 class _SuitPlays(dict[int, tuple[Play, ...]]):
@@ -141,7 +142,7 @@ class _LeftRightPasses(Sequence[Pass]):
             raise IndexError(i)
         a, b = divmod(i, self.k)
         b += b >= a  # skip the left card itself
-        return Pass(self.seat, left=self.dealt[a], right=self.dealt[b])
+        return _new(Pass, (self.seat, self.dealt[a], self.dealt[b], None, None, None))
 
 
 def legal_actions(state: State, seat: int) -> Sequence[Action]:
@@ -214,7 +215,12 @@ def to_act(state: State) -> tuple[int, ...]:
         return ()
     if variant == layout.LOPAKA:
         return tuple(seat for seat in (0, 1) if s.passes[seat] is None)
-    waiting = [p is None or d is None for p, d in zip(s.passes, s.discards, strict=True)]
+    passes, discards = s.passes, s.discards
+    if variant == layout.STANDARD:  # each seat that still has to pass or discard
+        return tuple(
+            [seat for seat in range(len(passes)) if passes[seat] is None or discards[seat] is None]
+        )
+    waiting = [p is None or d is None for p, d in zip(passes, discards, strict=True)]
     if variant == layout.BRIGHT_HOUSE:
         return tuple(seat for seat in (0, 1) if waiting[2 * seat] or waiting[2 * seat + 1])
     return tuple(seat for seat, w in enumerate(waiting) if w)

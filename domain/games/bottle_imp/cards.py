@@ -83,7 +83,11 @@ def holds_suit(mask: int, suit: int) -> bool:
 
 
 def coins(mask: int) -> int:
-    return sum(COINS[c] for c in cards_of(mask))
+    """The coins of the cards of a bitmask."""
+    total = 0
+    for c in CHUNK[0][mask & SUIT_BITS] + CHUNK[1][(mask >> 12) & SUIT_BITS] + CHUNK[2][mask >> 24]:
+        total += COINS[c]
+    return total
 
 
 def card(value: object) -> int:

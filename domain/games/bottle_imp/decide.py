@@ -53,7 +53,7 @@ _new: Final = tuple.__new__  # a named tuple built from its fields, without its 
 
 
 def _check_seat(s: State, seat: object) -> int:
-    seat = check_seat(seat, s.table.players + (s.table.variant == layout.LOPAKA))
+    seat = check_seat(seat, len(s.table.seats) + (s.table.variant == layout.LOPAKA))
     if s.table.variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT:
         raise RuleViolation("lopaka_plays_itself", "Lopaka (seat 2) plays by its own rules")
     return seat
@@ -200,7 +200,14 @@ def _pass(s: State, action: Any) -> list:
     seat = _check_seat(s, action.seat)
     variant = s.table.variant
     shape = _PASS_SHAPES[variant]
-    if tuple([v is not None for v in action[1:]]) != shape:
+    given = (action[1], action[2], action[3], action[4], action[5])
+    if (
+        given[0] is not None,
+        given[1] is not None,
+        given[2] is not None,
+        given[3] is not None,
+        given[4] is not None,
+    ) != shape:
         names = " and ".join(f for f, given in zip(Pass._fields[1:], shape, strict=True) if given)
         raise RuleViolation("invalid_pass", f"in {variant} a pass names {names}")
     slot = _slot(s, seat, action.hand)
@@ -239,7 +246,7 @@ def _delivery_waits(s: State, slot: int, own_pending: bool) -> bool:
 
 def _deliveries(s: State) -> PassesDelivered | None:
     """Passed cards arrive only when every pass they wait for is made (rule 2)."""
-    variant, players = s.table.variant, s.table.players
+    variant, players = s.table.variant, len(s.table.seats)
     if variant == layout.STANDARD:
         if (
             None in s.passes  # every pass made, every discard laid, nothing delivered yet
@@ -398,7 +405,7 @@ def _automatic(s: State) -> Any:
             return CardPlayed(slot, lopaka.choose(s.hands[slot], s.trick, s.price))
     elif phase == "waiting_for_deal" and s.scores is not None and s.ranking is None:
         t = s.table
-        ranked = layout.ranked(t.variant, t.players)
+        ranked = layout.ranked(t.variant, len(t.seats))
         if t.match.is_over(s.totals, s.deal, ranked):
             return MatchEnded(s.totals, ranking(s.totals, ranked))
     return None

@@ -83,7 +83,7 @@ def _replace_at(values: tuple, index: int, value: Any) -> tuple:
 
 
 def _deal_started(s: State, e: DealStarted) -> State:
-    variant, players = s.table.variant, s.table.players
+    variant, players = s.table.variant, len(s.table.seats)
     if variant == layout.BRIGHT_HOUSE:
         hands = tuple(mask_of(h[p]) for h in e.hands for p in layout.PILES)
     else:
@@ -120,9 +120,8 @@ def _deal_started(s: State, e: DealStarted) -> State:
 def _prepared(s: State) -> State:
     """Rule 2: play starts once every discard is laid and every pass delivered."""
     variant = s.table.variant
-    players = range(s.table.players)
     if variant == layout.LOPAKA:
-        done = all(s.received[p] for p in players)
+        done = all(s.received[p] for p in range(len(s.table.seats)))
     else:
         done = all(s.received) and None not in s.discards
     if not done:
@@ -134,7 +133,7 @@ def _prepared(s: State) -> State:
 
 def _start_trick(s: State, leader: int) -> State:
     t = s.table
-    order = layout.trick_order(t.variant, t.players, s.dealer, leader, s.open_hands)
+    order = layout.trick_order(t.variant, len(t.seats), s.dealer, leader, s.open_hands)
     turn = _turn(t.variant, order)
     return _set(s, leader=leader, order=order, turn=turn, trick=())
 
@@ -239,9 +238,9 @@ def _trick_completed(s: State, e: TrickCompleted) -> State:
     t = s.table
     variant = t.variant
     if variant == layout.STANDARD:  # slot = seat, clockwise from the winner
-        order = turn = layout.rotation(t.players, winner)
+        order = turn = layout.rotation(len(t.seats), winner)
     else:
-        order = layout.trick_order(variant, t.players, s.dealer, winner, s.open_hands)
+        order = layout.trick_order(variant, len(t.seats), s.dealer, winner, s.open_hands)
         turn = _turn(variant, order)
     return _new(
         State,
@@ -278,7 +277,7 @@ def _deal_scored(s: State, e: DealScored) -> State:
         phase="waiting_for_deal",
         totals=tuple(e.totals),
         scores=tuple(e.scores),
-        dealer=layout.next_dealer(t.variant, t.players, s.dealer),
+        dealer=layout.next_dealer(t.variant, len(t.seats), s.dealer),
         order=(),
         turn=(),
     )
