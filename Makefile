@@ -59,6 +59,7 @@ run: install | var
 	  token="$$($(BIN)/cardledger token)" && echo "Organiser token (var/admin-token): $$token" && \
 	  echo "Organiser's console: http://$$host:$(PORT)/console?token=$$token"; \
 	fi
+	@$(BIN)/python -m domain.engine  # which rules engine serves: pure Python or compiled (make engine)
 	$(BIN)/alembic upgrade head
 	exec $(BIN)/cardledger serve --host $(HOST) --port $(PORT) --workers $(WORKERS) \
 	  --threads $(THREADS) --job-workers $(JOB_WORKERS) --live-workers $(LIVE_WORKERS)
