@@ -2,7 +2,8 @@
 
 ``python -m tests.domain.engine_games`` plays, for every registered game, variant and
 table size: random legal play with a refused action tried before each move (its code and
-message recorded), and matches of the random and heuristic bots through the same path as
+message recorded), and matches of the random and heuristic bots (and, once per game, of the
+Monte Carlo bot, whose playouts run the engine) through the same path as
 ``domain.bots.simulate``; every event is printed as a JSON line, so two processes (pure
 and compiled, ``tests/domain/test_compiled_engine.py``) can be compared byte for byte. The
 first line names the build (``domain.engine``); it is the only line that may differ.
@@ -14,6 +15,7 @@ import json
 import random
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from domain.bots import bot, decision_rng
@@ -110,6 +112,7 @@ def bots_play(rules: Rules, table: Table, names: list[str]) -> Iterator[str]:
 def games() -> Iterator[str]:
     """Every line, in order: the build first."""
     yield line("build", str(build()))
+    searched: set[str] = set()
     for table in tables(deals=2):
         rules = game(table.game)
         yield line("table", [table.game, table.variant, table.players, table.first_dealer])
@@ -117,6 +120,12 @@ def games() -> Iterator[str]:
         for names in (["heuristic"] * table.players, ["random", "heuristic"] * table.players):
             yield line("bots", names[: table.players])
             yield from bots_play(rules, table, names[: table.players])
+        if table.game not in searched:  # the Monte Carlo bot's playouts run the engine too
+            searched.add(table.game)
+            names = ["montecarlo"] + ["heuristic"] * (table.players - 1)
+            one_deal = replace(table, match=MatchRules(None, 1))
+            yield line("bots", names)
+            yield from bots_play(rules, one_deal, names)
 
 
 def main() -> None:
