@@ -3,7 +3,8 @@
 A bot is, per game, ``choose(view, rng) -> action body``. ``view`` is the seat's
 *observation*: ``rules.view(state, seat)`` (a JSON-ready dict whose ``legal_actions``
 are complete bodies), plus ``log``, the events of the current deal as that seat may
-see them (``rules.visible_events``), so a bot can remember what was played. A bot
+see them (``rules.visible_events``), so a bot can remember what was played, and ``match``,
+when the match ends (``domain.bots.observation``). A bot
 never receives the state itself, so it cannot peek at a hidden card; and its only
 source of chance is ``rng``, seeded from (the table's deal key, version, seat), so a
 replay makes the same choices; the deal key holds the table's secret salt

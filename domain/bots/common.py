@@ -46,6 +46,7 @@ def search(
     playout: Callable[[W, T, random.Random], float],
     budget: int,
     rng: random.Random,
+    doubt: float = 0.0,
 ) -> T:
     """The candidate with the best mean playout value, ``budget`` playouts in all.
 
@@ -54,7 +55,9 @@ def search(
     so they are compared on equal terms) and keeps the better half by mean value so far.
     Clear losers stop costing playouts early and the close calls get the rest.
     Candidates come best-first by the caller's heuristic: ties (and a budget too small
-    to try them all) keep that order.
+    to try them all) keep that order. ``doubt``: the winner must also beat the first
+    candidate by that many standard errors of their difference, world by world, or the
+    first stands (a few noisy playouts do not overrule a sound heuristic).
     """
     alive = list(range(len(candidates)))
     if len(alive) == 1 or budget < len(alive):
@@ -62,18 +65,36 @@ def search(
     rounds = max(1, math.ceil(math.log2(len(alive))))
     totals = [0.0] * len(candidates)
     counts = [0] * len(candidates)
+    values: list[list[float]] = [[] for _ in candidates]  # per world, while alive
     for r in range(rounds):
         worlds = max(1, budget // (rounds * len(alive)))
         for _ in range(worlds):
             world = sample(rng)
             seed = rng.getrandbits(64)
             for i in alive:
-                totals[i] += playout(world, candidates[i], random.Random(seed))
+                value = playout(world, candidates[i], random.Random(seed))
+                totals[i] += value
                 counts[i] += 1
+                values[i].append(value)
         alive.sort(key=lambda i: (-totals[i] / counts[i], i))
         if r < rounds - 1:
             alive = alive[: math.ceil(len(alive) / 2)]
-    return candidates[alive[0]]
+    best = alive[0]
+    if doubt and best != 0 and not _clearly_better(values[best], values[0], doubt):
+        return candidates[0]
+    return candidates[best]
+
+
+def _clearly_better(values: list[float], first: list[float], doubt: float) -> bool:
+    """Whether ``values`` beat ``first`` by more than ``doubt`` standard errors, paired
+    over the worlds both were played in (the first ones: a candidate dropped out early)."""
+    diffs = [a - b for a, b in zip(values, first, strict=False)]
+    n = len(diffs)
+    if n < 2:
+        return False
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > doubt * math.sqrt(variance / n)
 
 
 def weighted_fill(

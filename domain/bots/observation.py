@@ -1,7 +1,8 @@
 """What a bot is shown: one seat's observation, made as cheaply as the bot lets it be.
 
 ``observe`` is the document every bot receives (``domain.bots``): the seat's view, its seat
-number and ``log``, the current deal's events as that seat may see them. ``Observation`` is
+number, ``match`` (when the match ends: the table's public settings) and ``log``, the current
+deal's events as that seat may see them. ``Observation`` is
 the same document, read-only, that makes its two dear parts only when a bot reads them:
 
 - ``log``: redacting and converting the deal's events again at every decision; the
@@ -33,16 +34,25 @@ def current_deal(events: Sequence[Any]) -> Sequence[Any]:
 
 
 def observe(rules: Any, state: Any, seat: int, deal_events: Sequence[Any]) -> dict[str, Any]:
-    """What ``seat`` knows, JSON-ready: its view, its seat number, and ``log``, the
-    current deal's events as this seat may see them (hidden cards already ``None``).
+    """What ``seat`` knows, JSON-ready: its view, its seat number, the match's length and
+    ``log``, the current deal's events as this seat may see them (hidden cards already
+    ``None``).
 
     This is all a bot ever receives: the state stays here.
     """
     view = rules.view(state, seat)
     shown = rules.visible_events(list(deal_events), seat) if deal_events else []
     view["seat"] = seat
+    view["match"] = match_of(state)
     view["log"] = [{"type": event_type(e), "data": to_data(e)} for e in shown]
     return view
+
+
+def match_of(state: Any) -> dict[str, int | None]:
+    """When the match ends (public, as the table's settings are): a bot that plays to
+    win the match weighs a deal by the deals left."""
+    match = state.table.match
+    return {"target_score": match.target_score, "max_deals": match.max_deals}
 
 
 class LegalBodies(Sequence[Body]):
@@ -92,6 +102,7 @@ class Observation(Mapping[str, Any]):
         view = rules.view(state, seat, legal=False)
         del view["legal_actions"]
         view["seat"] = seat
+        view["match"] = match_of(state)
         self._view: dict[str, Any] = view
         self._rules, self._state, self._seat = rules, state, seat
         self._events = tuple(deal_events)  # the caller's list grows after the decision
