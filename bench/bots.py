@@ -1,16 +1,18 @@
-"""Bots: simulation throughput (in-process versus Celery workers) and bot strength.
+"""How strong the bots are, and how long the Monte Carlo bot thinks.
 
-1. Simulated matches per second for one simulation job run through the task code:
-   eager (in this process, no broker), then on one and two Celery worker processes
-   (Redis at ``REDIS_URL`` or 127.0.0.1:6379/14, a throwaway SQLite database shared by
-   the workers, a key prefix of its own so nothing else on that Redis is touched).
-2. The strength table, per game: heuristic against random, and montecarlo against
-   heuristic (the other seats), win rates with Wilson 95% intervals against parity
-   (1 / players). Matches are split over local processes; the result does not depend
-   on the split.
-3. The Monte Carlo bot's decision time with its default budget (p50, p95), per game.
+1. Strength, per game and table size: the win rate of the first seat's bot against the
+   others (montecarlo against heuristic bots, heuristic against random bots), with the
+   simulation's own 95% interval (``domain.bots.stats``: Wilson) against parity (1 /
+   players). A row is a simulation like ``POST /simulations``' (match ``i`` seeded
+   ``"strength/{i}"``, the first dealer rotating), its matches spread over local processes
+   (the result does not depend on the split). "beats parity": the interval's lower end is
+   above parity.
+2. The Monte Carlo bot's decision time with its default budget (decisions with a choice,
+   wall clock and CPU, p50 and p95), per game and table size, over a few matches.
 
-``python bench/bots.py [--quick] [--full] [--processes N]``; the last line is JSON.
+Simulation throughput through the service is ``bench/simulations.py``.
+
+``python bench/bots.py [--quick] [--processes N] [--only bestia]``; the last line is JSON.
 """
 
 from __future__ import annotations
@@ -18,13 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
-import signal
-import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,37 +30,32 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from domain.bots import bot, decision_rng  # noqa: E402
-from domain.bots.common import observe  # noqa: E402
+from domain.bots.observation import Observation  # noqa: E402
 from domain.bots.simulate import Simulation, result, run_chunk  # noqa: E402
 from domain.events import event_type  # noqa: E402
 
-#: (label, game, variant, seats, matches, quick matches)
-STRENGTH = [
-    ("bottle-imp heuristic vs random", "bottle-imp", "standard",
-     ("heuristic", "random", "random"), 120, 30),
-    ("bottle-imp montecarlo vs heuristic", "bottle-imp", "standard",
-     ("montecarlo", "heuristic", "heuristic"), 60, 16),
-    ("oh-quay heuristic vs random", "oh-quay", "standard", ("heuristic", "random"), 80, 20),
-    ("oh-quay montecarlo vs heuristic", "oh-quay", "standard",
-     ("montecarlo", "heuristic"), 160, 30),
-    ("bestia heuristic vs random", "bestia", "standard",
-     ("heuristic", "random", "random"), 150, 40),
-    ("bestia montecarlo vs heuristic", "bestia", "standard",
-     ("montecarlo", "heuristic", "heuristic"), 450, 60),
-]  # fmt: skip
-FULL = [
-    ("bottle-imp/4 montecarlo vs heuristic", "bottle-imp", "standard",
-     ("montecarlo", "heuristic", "heuristic", "heuristic"), 60, 12),
-    ("lopaka montecarlo vs heuristic", "bottle-imp", "lopaka", ("montecarlo", "heuristic"), 60, 12),
-    ("bright-house montecarlo vs heuristic", "bottle-imp", "bright-house",
-     ("montecarlo", "heuristic"), 60, 12),
-    ("bestia/5 montecarlo vs heuristic", "bestia", "standard",
-     ("montecarlo", "heuristic", "heuristic", "heuristic", "heuristic"), 200, 30),
-]  # fmt: skip
-THROUGHPUT = {"game": "bottle-imp", "seats": ["heuristic", "random", "random"], "seed": "bench"}
-
-
-# --- strength ---------------------------------------------------------------------------------
+#: (game, variant, players, label): every table size of every game.
+TABLES = [
+    ("bottle-imp", "standard", 3, "The Bottle Imp, 3 players"),
+    ("bottle-imp", "standard", 4, "The Bottle Imp, 4 players"),
+    ("bottle-imp", "lopaka", 2, "The Bottle Imp, Lopaka (2)"),
+    ("bottle-imp", "bright-house", 2, "The Bottle Imp, Bright House (2)"),
+    ("oh-quay", "standard", 2, "Oh Quay (2)"),
+    *[("bestia", "standard", n, f"Bestia, {n} players") for n in range(3, 9)],
+]
+#: Matches per row (montecarlo vs heuristic, heuristic vs random), enough for the
+#: interval to clear parity where the bot is stronger; ``--quick`` plays a quarter.
+MATCHES = {
+    ("bottle-imp", "standard", 3): (120, 120),
+    ("bottle-imp", "standard", 4): (120, 120),
+    ("bottle-imp", "lopaka", 2): (80, 80),
+    ("bottle-imp", "bright-house", 2): (80, 80),
+    ("oh-quay", "standard", 2): (300, 80),
+    **{("bestia", "standard", n): (400, 300) for n in range(3, 9)},
+}
+#: Matches whose Monte Carlo decisions are timed, per table.
+TIMED_MATCHES = 2
+PAIRS = (("montecarlo", "heuristic"), ("heuristic", "random"))
 
 
 def _chunk(args: tuple[dict[str, Any], int, int]) -> list[list[Any]]:
@@ -71,217 +63,149 @@ def _chunk(args: tuple[dict[str, Any], int, int]) -> list[list[Any]]:
     return run_chunk(Simulation.of(spec), range(start, stop))
 
 
-def simulate(spec: dict[str, Any], processes: int) -> dict[str, Any]:
-    """The simulation's result, its chunks spread over local processes."""
+def simulate(spec: dict[str, Any], pool: ProcessPoolExecutor) -> dict[str, Any]:
+    """The simulation's result, its matches spread over the pool in chunks of five."""
     sim = Simulation.of(spec)
-    parts = [(spec, c.start, c.stop) for c in sim.chunks()]
-    with ProcessPoolExecutor(processes) as pool:
-        matches = [m for chunk in pool.map(_chunk, parts) for m in chunk]
+    parts = [(spec, i, min(sim.matches, i + 5)) for i in range(0, sim.matches, 5)]
+    matches = [m for chunk in pool.map(_chunk, parts) for m in chunk]
     return result(sim, matches)
 
 
-def strength(rows: list[tuple[Any, ...]], quick: bool, processes: int) -> list[dict[str, Any]]:
+def strength(tables: list[tuple[Any, ...]], quick: bool, processes: int) -> list[dict[str, Any]]:
     out = []
-    for label, game_id, variant, seats, matches, quick_matches in rows:
-        spec = {"game": game_id, "variant": variant, "seats": list(seats),
-                "matches": quick_matches if quick else matches, "seed": "strength"}  # fmt: skip
-        start = time.perf_counter()
-        summary = simulate(spec, processes)
-        seat = summary["seats"][0]
-        parity = 1 / len(seats)
-        low, high = seat["win_rate_ci95"]
-        row = {
-            "label": label,
-            "bot": seat["bot"],
-            "matches": summary["matches"],
-            "win_rate": seat["win_rate"],
-            "ci95": [low, high],
-            "parity": round(parity, 4),
-            "beats_parity": low > parity,
-            "mean_score": seat["mean_score"],
-            "others_mean_score": round(
-                sum(s["mean_score"] for s in summary["seats"][1:]) / (len(seats) - 1), 3
-            ),
-            "seconds": round(time.perf_counter() - start, 1),
-        }
-        out.append(row)
-        print(
-            f"{label:40} {row['matches']:>5} matches  win {seat['win_rate']:.3f} "
-            f"[{low:.3f}, {high:.3f}]  parity {parity:.3f}  "
-            f"{'beats parity' if row['beats_parity'] else 'NOT beyond parity'}  "
-            f"({row['seconds']} s)",
-            flush=True,
-        )
+    with ProcessPoolExecutor(processes) as pool:
+        for game_id, variant, players, label in tables:
+            for k, (first, others) in enumerate(PAIRS):
+                matches = MATCHES[(game_id, variant, players)][k]
+                matches = max(8, matches // 4) if quick else matches
+                seats = [first] + [others] * (players - 1)
+                spec = {"game": game_id, "variant": variant, "seats": seats,
+                        "matches": matches, "seed": "strength"}  # fmt: skip
+                start = time.perf_counter()
+                summary = simulate(spec, pool)
+                seat = summary["seats"][0]
+                parity = 1 / players
+                low, high = seat["win_rate_ci95"]
+                row = {
+                    "game": game_id,
+                    "variant": variant,
+                    "players": players,
+                    "label": label,
+                    "bot": first,
+                    "against": others,
+                    "matches": summary["matches"],
+                    "win_rate": seat["win_rate"],
+                    "ci95": [low, high],
+                    "parity": round(parity, 4),
+                    "beats_parity": low > parity,
+                    "seconds": round(time.perf_counter() - start, 1),
+                }
+                out.append(row)
+                verdict = "beats parity" if row["beats_parity"] else "NOT beyond parity"
+                print(f"{label:34} {first:>10} vs {others:9} {row['matches']:>4} matches  "
+                      f"win {seat['win_rate']:.3f} [{low:.3f}, {high:.3f}]  parity {parity:.3f}  "
+                      f"{verdict}  ({row['seconds']} s)", flush=True)  # fmt: skip
     return out
 
 
-# --- decision time ----------------------------------------------------------------------------
-
-
-def decision_times(game_id: str, seats: tuple[str, ...], matches: int) -> list[float]:
-    """Seconds per Monte Carlo decision (those with a choice) over a few matches."""
-    sim = Simulation(game_id, seats, matches, "latency")
+def decision_times(game_id: str, variant: str, players: int, matches: int) -> dict[str, Any]:
+    """Wall and CPU seconds per Monte Carlo decision (those with a choice), seat 0
+    montecarlo and the others heuristic, as a simulation plays them."""
+    seats = ("montecarlo",) + ("heuristic",) * (players - 1)
+    sim = Simulation(game_id, seats, matches, "latency", variant=variant)
     rules = sim.rules
-    times: list[float] = []
+    wall: list[float] = []
+    cpu: list[float] = []
+    bots = [bot(name) for name in seats]
     for i in range(matches):
         table = sim.table(i)
-        state = rules.initial_state(table)
-        version, deal = 1, []
-        bots = [bot(name) for name in seats]
+        state, version, deal = rules.initial_state(table), 1, []
         assert table.seed is not None
         while state.phase != "finished":
             seat = rules.to_act(state)[0]
-            view = observe(rules, state, seat, deal)
-            start = time.perf_counter()
-            body = bots[seat].choose(game_id, view, decision_rng(table.seed, version, seat))
-            if seats[seat] == "montecarlo" and len(view["legal_actions"]) > 1:
-                times.append(time.perf_counter() - start)
+            view = Observation(rules, state, seat, deal)
+            dice = decision_rng(table.seed, version, seat)
+            start, start_cpu = time.perf_counter(), time.process_time()
+            body = bots[seat].choose(game_id, view, dice)
+            if seat == 0 and len(view["legal_actions"]) > 1:
+                wall.append(time.perf_counter() - start)
+                cpu.append(time.process_time() - start_cpu)
             for e in rules.decide(state, rules.parse(body)):
                 if event_type(e) == "DealStarted":
                     deal = []
                 deal.append(e)
                 state = rules.evolve(state, e)
                 version += 1
-    return times
+
+    def pct(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return round(ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000, 1)
+
+    return {
+        "decisions": len(wall),
+        "p50_ms": pct(wall, 0.5),
+        "p95_ms": pct(wall, 0.95),
+        "cpu_p50_ms": pct(cpu, 0.5),
+        "cpu_p95_ms": pct(cpu, 0.95),
+    }
 
 
-def latency(quick: bool) -> dict[str, Any]:
-    cases = [
-        ("bottle-imp", ("montecarlo", "heuristic", "heuristic")),
-        ("oh-quay", ("montecarlo", "heuristic")),
-        ("bestia", ("montecarlo", "heuristic", "heuristic")),
+def latency(tables: list[tuple[Any, ...]], quick: bool) -> list[dict[str, Any]]:
+    out = []
+    for game_id, variant, players, label in tables:
+        row = {"game": game_id, "variant": variant, "players": players, "label": label,
+               **decision_times(game_id, variant, players, 1 if quick else TIMED_MATCHES)}  # fmt: skip
+        out.append(row)
+        print(f"{label:34} montecarlo decision  p50 {row['p50_ms']:5.1f} ms  "
+              f"p95 {row['p95_ms']:5.1f} ms  (CPU p50 {row['cpu_p50_ms']:5.1f}, "
+              f"p95 {row['cpu_p95_ms']:5.1f}; {row['decisions']} decisions)", flush=True)  # fmt: skip
+    return out
+
+
+def markdown(rows: list[dict[str, Any]], times: list[dict[str, Any]]) -> str:
+    """The README's table: one line per game and size."""
+    by = {(r["game"], r["variant"], r["players"], r["bot"]): r for r in rows}
+    ms = {(t["game"], t["variant"], t["players"]): t for t in times}
+    lines = [
+        "| game, players | montecarlo vs heuristic | heuristic vs random | parity "
+        "| montecarlo p50 / p95 |",
+        "| --- | --- | --- | ---: | ---: |",
     ]
-    out = {}
-    for game_id, seats in cases:
-        times = sorted(decision_times(game_id, seats, 1 if quick else 3))
-        p50 = times[len(times) // 2] * 1000
-        p95 = times[min(len(times) - 1, int(len(times) * 0.95))] * 1000
-        out[game_id] = {"decisions": len(times), "p50_ms": round(p50, 1), "p95_ms": round(p95, 1)}
-        print(f"{game_id:12} montecarlo decision  p50 {p50:5.1f} ms  p95 {p95:5.1f} ms  "
-              f"({len(times)} decisions)", flush=True)  # fmt: skip
-    return out
-
-
-# --- throughput through the task code --------------------------------------------------
-
-
-def _redis_url() -> str | None:
-    import redis
-
-    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/14"
-    try:
-        with redis.Redis.from_url(url, socket_connect_timeout=1) as client:
-            client.ping()
-    except redis.RedisError:
-        return None
-    return url
-
-
-def _run_job(app: Any, spec: dict[str, Any]) -> float:
-    """Seconds from enqueueing a simulation job to its result."""
-    from service.jobs import queue
-    from service.storage.db import get_database
-
-    with app.app_context():
-        sim = Simulation.of(spec)
-        job_id = queue.create(queue.SIMULATION, sim.spec(), sim.matches)
-        start = time.perf_counter()
-        queue.enqueue("cardledger.simulate", job_id, None)
-        while True:
-            with get_database().reading() as connection:
-                state = queue.view(connection, job_id)["state"]
-            if state in ("done", "failed"):
-                break
-            time.sleep(0.05)
-        elapsed = time.perf_counter() - start
-        assert state == "done", state
-    return elapsed
-
-
-def throughput(quick: bool) -> dict[str, Any]:
-    from service.core.config import Config
-    from service.running.app import create_app
-    from service.storage.db import run_migrations
-
-    matches = 40 if quick else 320
-    spec = {**THROUGHPUT, "matches": matches}
-    out: dict[str, Any] = {"simulation": spec}
-    with tempfile.TemporaryDirectory() as tmp:
-        database = f"sqlite:///{tmp}/bench.db"
-        run_migrations(database)
-        eager = _run_job(create_app(Config(database_url=database, jobs="eager")), spec)
-        out["eager"] = round(matches / eager, 1)
-        print(f"in-process (eager)   {matches / eager:7.1f} matches/s", flush=True)
-        url = _redis_url()
-        if url is None:
-            print("no Redis: worker throughput skipped", flush=True)
-            out["one_worker"] = out["two_workers"] = None
-            return out
-        prefix = f"bench-{uuid.uuid4().hex[:8]}:"
-        os.environ["CARDLEDGER_BROKER_PREFIX"] = prefix
-        env = {**os.environ, "DATABASE_URL": database, "REDIS_URL": url}
-        for label, count in (("one_worker", 1), ("two_workers", 2)):
-            workers = [_start_worker(f"bench{i}", env, Path(tmp)) for i in range(count)]
-            try:
-                app = create_app(Config(database_url=database, redis_url=url))
-                seconds = _run_job(app, spec)
-            finally:
-                for w in workers:
-                    os.killpg(w.pid, signal.SIGTERM)
-                    w.wait(timeout=20)
-            out[label] = round(matches / seconds, 1)
-            print(f"{count} worker process{'es' if count > 1 else '  '}  "
-                  f"{matches / seconds:7.1f} matches/s", flush=True)  # fmt: skip
-        _clean(url, prefix)
-    return out
-
-
-def _start_worker(name: str, env: dict[str, str], tmp: Path) -> subprocess.Popen[bytes]:
-    log = tmp / f"{name}.log"
-    process = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "workers.celery_app", "worker",
-         "-n", f"{name}@%h", "-c", "1", "-l", "INFO", "--without-gossip", "--without-mingle",
-         "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while "ready." not in log.read_text(errors="replace"):
-        if time.monotonic() > deadline or process.poll() is not None:
-            raise RuntimeError(f"worker {name} did not start:\n{log.read_text()}")
-        time.sleep(0.1)
-    return process
-
-
-def _clean(url: str, prefix: str) -> None:
-    import redis
-
-    with redis.Redis.from_url(url) as client:
-        keys = list(client.scan_iter(match=f"{prefix}*"))
-        if keys:
-            client.delete(*keys)
+    for game_id, variant, players, label in TABLES:
+        cells = []
+        for first in ("montecarlo", "heuristic"):
+            r = by.get((game_id, variant, players, first))
+            cells.append(
+                ""
+                if r is None
+                else f"{r['win_rate']:.3f} [{r['ci95'][0]:.3f}, "
+                f"{r['ci95'][1]:.3f}], {r['matches']} matches"
+            )
+        t = ms.get((game_id, variant, players))
+        timing = f"{t['p50_ms']:.0f} / {t['p95_ms']:.0f} ms" if t else ""
+        lines.append(f"| {label} | {cells[0]} | {cells[1]} | {1 / players:.3f} | {timing} |")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small samples, a minute or two")
-    parser.add_argument("--full", action="store_true", help="also the other variants")
+    parser.add_argument("--quick", action="store_true", help="a quarter of the matches")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--only", default=None, help="games to run, e.g. bestia,oh-quay")
+    parser.add_argument("--skip-strength", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
-    random.seed(0)
-    report: dict[str, Any] = {"cpus": os.cpu_count()}
-    print("== throughput: one simulation job through the task code", flush=True)
-    report["throughput"] = None if args.skip_workers else throughput(args.quick)
-    print("== montecarlo decision time (default budget)", flush=True)
-    report["latency"] = latency(args.quick)
+    tables = [t for t in TABLES if args.only is None or t[0] in args.only.split(",")]
+    report: dict[str, Any] = {"cpus": os.cpu_count(), "load": os.getloadavg()[0]}
+    print(f"== montecarlo decision time, default budget (load {report['load']:.1f})", flush=True)
+    report["latency"] = [] if args.skip_latency else latency(tables, args.quick)
     print(f"== strength ({args.processes} processes)", flush=True)
-    rows = STRENGTH + (FULL if args.full else [])
-    report["strength"] = strength(rows, args.quick, args.processes)
+    report["strength"] = [] if args.skip_strength else strength(tables, args.quick, args.processes)
     report["targets"] = {
         "beats_parity": all(r["beats_parity"] for r in report["strength"]),
-        "p95_under_50ms": all(v["p95_ms"] < 50 for v in report["latency"].values()),
+        "p95_under_50ms": all(t["p95_ms"] < 50 for t in report["latency"]),
     }
+    print(markdown(report["strength"], report["latency"]), flush=True)
     print(json.dumps(report))
 
 

@@ -31,6 +31,9 @@ def test_a_card_played_rules_out_exactly_the_cards_that_would_have_made_it_illeg
     could not play ``card`` (the duties of rule 6 each compare one card with another)."""
     rng = random.Random(6)
     cards = list(deck(8, "short"))
+    options = {"must_undertrump": undertrump}
+    table = Table("bestia", "standard", tuple(SeatSpec() for _ in range(3)), options=options)
+    fresh = game("bestia").initial_state(table)
     for _ in range(400):
         tt = TRUMPS[rng.random() < 0.5][rng.randrange(4)]
         trick = rng.sample(cards, rng.randrange(0, 5))
@@ -39,21 +42,13 @@ def test_a_card_played_rules_out_exactly_the_cards_that_would_have_made_it_illeg
         best = trick[0] if trick else -1
         for c in trick[1:]:
             best = c if tt.beaten_by[best] & BIT[c] else best
-        stub: Any = _Trick(tt, tuple(trick), best, undertrump)
+        state = fresh._replace(trumps=tt, trick=tuple(trick), best=best)
         out = ruled_out(tt, trick, best, card, undertrump)
         for x in rest:
             if x == card:
                 continue
-            legal = legal_mask(stub, BIT[card] | BIT[x]) & BIT[card]
+            legal = legal_mask(state, BIT[card] | BIT[x]) & BIT[card]
             assert bool(out & BIT[x]) == (not legal), (NAMES[card], NAMES[x], trick)
-
-
-class _Trick:
-    """What ``legal_mask`` reads of a state."""
-
-    def __init__(self, tt: Any, trick: tuple[int, ...], best: int, undertrump: bool) -> None:
-        self.trumps, self.trick, self.best = tt, trick, best
-        self.rules = type("R", (), {"must_undertrump": undertrump})()
 
 
 def _views(players: int, seed: str) -> Any:
