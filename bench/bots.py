@@ -153,12 +153,13 @@ def decision_times(game_id: str, variant: str, players: int, matches: int) -> di
 def latency(tables: list[tuple[Any, ...]], quick: bool) -> list[dict[str, Any]]:
     out = []
     for game_id, variant, players, label in tables:
-        row = {"game": game_id, "variant": variant, "players": players, "label": label,
-               **decision_times(game_id, variant, players, 1 if quick else TIMED_MATCHES)}  # fmt: skip
+        times = decision_times(game_id, variant, players, 1 if quick else TIMED_MATCHES)
+        row = {"game": game_id, "variant": variant, "players": players, "label": label, **times}
         out.append(row)
         print(f"{label:34} montecarlo decision  p50 {row['p50_ms']:5.1f} ms  "
               f"p95 {row['p95_ms']:5.1f} ms  (CPU p50 {row['cpu_p50_ms']:5.1f}, "
-              f"p95 {row['cpu_p95_ms']:5.1f}; {row['decisions']} decisions)", flush=True)  # fmt: skip
+              f"p95 {row['cpu_p95_ms']:5.1f}; {row['decisions']} decisions)",
+              flush=True)  # fmt: skip
     return out
 
 
