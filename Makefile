@@ -15,7 +15,7 @@ JOB_WORKERS ?= 2
 LIVE_WORKERS ?= 2
 PYTEST_ARGS ?=
 
-.PHONY: help install run test test-compiled engine engine-clean fuzz browser bench openapi worker lint clean
+.PHONY: help install run test test-compiled engine engine-clean fuzz browser bench openapi messages worker lint clean
 
 help:
 	@echo "make run      serve on $(HOST):$(PORT) with the jobs' workers (installs, migrates, prints the organiser token and console link; HOST=0.0.0.0 for phones on the club's network)"
@@ -25,6 +25,7 @@ help:
 	@echo "make engine   compile the rules engine's hot path with mypyc (make engine-clean: pure Python again)"
 	@echo "make worker   run the jobs' Celery workers (live tables, simulations) and beat, supervised (for REDIS_URL)"
 	@echo "make openapi  regenerate openapi.yaml"
+	@echo "make messages extract the pages' words into service/web/translations/messages.pot"
 	@echo "make lint     ruff check, ruff format --check and the import contracts (lint-imports)"
 	@echo "make clean    remove the virtualenv and caches (keeps var/: database and token)"
 
@@ -41,7 +42,14 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	@touch $@ $(VENV)/.installed
 
-install: $(VENV)/.installed
+# The pages' catalogues (README.md, Languages): each language's messages.po compiled into its
+# messages.mo, which is build output (ignored by git), rebuilt whenever its .po changes.
+CATALOGUES := $(patsubst %.po,%.mo,$(wildcard service/web/translations/*/LC_MESSAGES/messages.po))
+
+install: $(VENV)/.installed $(CATALOGUES)
+
+service/web/translations/%/LC_MESSAGES/messages.mo: service/web/translations/%/LC_MESSAGES/messages.po | $(VENV)/.installed
+	@$(BIN)/pybabel compile -q -l $* -i $< -o $@
 
 var:
 	@mkdir -p var
@@ -124,6 +132,13 @@ bench: $(VENV)/.installed-bench
 
 openapi: install
 	$(BIN)/cardledger openapi
+
+# Every word the pages show (templates, page modules, the games' option descriptions: babel.cfg)
+# into the template catalogue; each language's translator then runs `pybabel update` for theirs.
+messages: install
+	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -k lazy_ngettext:1,2 --sort-by-file \
+	  --add-comments=Translators: --no-wrap --project=cardledger --copyright-holder="Card Ledger" \
+	  -o service/web/translations/messages.pot .
 
 # `make run` starts its own workers on a SQLite broker (service/running/serve.py); this is for
 # REDIS_URL deployments: a worker of the live tables' queue (LIVE_WORKERS processes), one of

@@ -16,7 +16,7 @@ from service.jobs import botplay
 from service.running.maintenance import cardledger
 from service.running.routes import register_blueprints
 from service.storage import db
-from service.web import headers
+from service.web import headers, languages
 from service.web.problems import register_error_handlers
 
 #: Where the pages' templates live (``service/web/templates``): the app's root for Flask.
@@ -38,6 +38,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.json.sort_keys = False  # keep the documented field order
     app.config["MAX_CONTENT_LENGTH"] = MAX_JSON_BODY  # the import route raises its own limit
     headers.install(app)  # no-store, CSP, nosniff, no framing, no referrer: every response
+    languages.install(app)  # the pages' words in en, es, fi, fr (Flask-Babel)
     db.init_app(app, config.database_url)
     register_error_handlers(app)
     register_blueprints(app)
