@@ -9,10 +9,11 @@ belongs to (:func:`speak_club_language`), then the best match of the browser's
 
 from __future__ import annotations
 
+from datetime import datetime
 from urllib.parse import urlencode
 
 from flask import Flask, Response, g, has_request_context, request
-from flask_babel import Babel, get_locale, refresh
+from flask_babel import Babel, format_datetime, get_locale, refresh
 
 #: The languages the pages speak, English first (the words' source).
 LANGUAGES = ("en", "es", "fi", "fr")
@@ -58,6 +59,13 @@ def switch_url(language: str) -> str:
     return f"{request.path}?{urlencode([*query, (COOKIE, language)])}"
 
 
+def when(moment: str) -> str:
+    """A stored ISO moment as this language writes a date and time (English: as stored)."""
+    if current() == LANGUAGES[0]:
+        return moment[:16].replace("T", " ")
+    return format_datetime(datetime.fromisoformat(moment), "short")
+
+
 def _remember(response: Response) -> Response:
     """A ``?lang=`` link is remembered, so every later page speaks it too."""
     asked = _known(request.args.get(COOKIE))
@@ -71,5 +79,5 @@ def install(app: Flask) -> None:
     Babel(app, locale_selector=choose, default_domain="messages")
     app.after_request(_remember)
     app.jinja_env.globals.update(
-        languages=NAMES, language=current, switch_url=switch_url, LANGUAGES=LANGUAGES
+        languages=NAMES, language=current, switch_url=switch_url, when=when
     )
