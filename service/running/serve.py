@@ -236,6 +236,7 @@ def serve(args: Options) -> int:
         say("nothing to run: the jobs run in the request (CARDLEDGER_JOBS=eager)")
         return 1
     jobs_here = any(command.part for command in planned.values())
+    config.var_dir.mkdir(parents=True, exist_ok=True)  # the broker's file, the signing key
     if jobs_here and config.jobs == "sqlite" and config.broker_url:
         prepare_broker(config.broker_url)
     if jobs_here:  # down until each is heard from (its first heartbeat)
