@@ -78,6 +78,7 @@ def install(app: Flask) -> None:
     """Flask-Babel on ``app``; templates get ``languages``, ``language``, ``switch_url``."""
     Babel(app, locale_selector=choose, default_domain="messages")
     app.after_request(_remember)
+    app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %}
     app.jinja_env.globals.update(
         languages=NAMES, language=current, switch_url=switch_url, when=when
     )
