@@ -53,6 +53,15 @@ def current() -> str:
     return str(get_locale() or LANGUAGES[0])
 
 
+def template_in(template: str, language: str) -> str:
+    """A page written once per language (a game's rules): English is ``rules.html``, the
+    others ``rules.<language>.html`` beside it."""
+    if language == LANGUAGES[0]:
+        return template
+    stem, dot, extension = template.rpartition(".")
+    return f"{stem}.{language}.{extension}" if dot else f"{template}.{language}"
+
+
 def switch_url(language: str) -> str:
     """This page's address with ``?lang=`` set to ``language`` (every other query kept)."""
     query = [(k, v) for k, v in request.args.items(multi=True) if k != COOKIE]

@@ -8,6 +8,11 @@ takes and its default come from the options the game declares (``GameSpec.option
 ``domain.games.options``, ``first_dealer`` from ``COMMON``), variants and seat counts from
 the spec, the cards from its deck drawn by the pages' faces.
 Other pages link here through :func:`rules_url` (also a template global).
+
+Each page speaks the viewer's language: English is the game's ``rules.html``, Spanish,
+Finnish and French its ``rules.es.html``, ``rules.fi.html``, ``rules.fr.html`` (the app does
+not start with one missing, ``service.web.pages.games.checks``); what an option takes and
+does is worded through the catalogues.
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, render_template
+from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup
 
 from domain.games import SPECS
-from domain.games.options import COMMON
+from domain.games.options import COMMON, Option
 from domain.games.registry import GameSpec
+from service.web import languages
 from service.web.pages import games
 from service.web.pages.answers import answer_errors_with_pages, html
 from service.web.problems import ApiError
@@ -54,12 +61,50 @@ class OptionRow:
         return "" if self.default is None else json.dumps(self.default)
 
 
+#: The units an option counts in (``Option.unit``), in the viewer's language.
+UNITS = {
+    "chips": lazy_gettext("chips"),
+    "turns": lazy_gettext("turns"),
+    "points": lazy_gettext("points"),
+}
+
+
+def _either(items: list[str]) -> str:
+    if len(items) < 2:
+        return "".join(items)
+    return gettext("%(some)s or %(last)s", some=", ".join(items[:-1]), last=items[-1])
+
+
+def takes_words(option: Option) -> str:
+    """What an option takes, as :attr:`Option.takes` says it, in the viewer's language."""
+    if option.type == "bool":
+        return gettext("true or false")
+    if option.type == "choice":
+        return _either([f"'{c}'" for c in option.choices])
+    if option.type == "seat":
+        if not option.choices:
+            return gettext("a seat number of the table")
+        return gettext("seat %(seats)s", seats=_either([str(c) for c in option.choices]))
+    low, high = option.minimum, option.maximum
+    unit = option.unit and str(UNITS.get(option.unit, option.unit))
+    number = gettext("a whole number of %(unit)s", unit=unit) if unit else gettext("a whole number")
+    if low is not None and high is not None:
+        return gettext("%(number)s from %(low)s to %(high)s", number=number, low=low, high=high)
+    if low is not None and low <= 0:
+        return gettext("%(number)s, %(low)s or more", number=number, low=low)
+    if low is not None:
+        return gettext("%(number)s, at least %(low)s", number=number, low=low)
+    if high is not None:
+        return gettext("%(number)s, %(high)s or less", number=number, high=high)
+    return number
+
+
 def options_of(spec: GameSpec) -> dict[str, OptionRow]:
     """Every name a table of this game accepts in ``rules``, the common ones first, with
     what each does in the words of the game's web side."""
     words = games.pages_of(spec.id).option_words
     return {
-        name: OptionRow(name, o.takes, o.default, words[name], common=name in COMMON)
+        name: OptionRow(name, takes_words(o), o.default, words[name], common=name in COMMON)
         for name, o in {**COMMON, **spec.options}.items()
     }
 
@@ -80,7 +125,7 @@ def game_rules(game: str) -> Response:
         raise ApiError(404, "not_found", f"there are no rules for {game!r}; games are {known}")
     page_of = games.pages_of(game).rules
     page = render_template(
-        page_of.template,
+        languages.template_in(page_of.template, languages.current()),
         spec=spec,
         options=options_of(spec),
         match=spec.rules.default_match,

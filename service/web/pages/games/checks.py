@@ -1,7 +1,8 @@
 """Is every registered game's web side complete? Asked once, as the app starts
 (``service.web.pages.games.check``): a piece missing is a sentence here, and any sentence
 stops the app, so a game cannot reach a page without its face, scene, deal sheet, rules
-page, option words, word for a deal, drawers and replay words."""
+page (in every language the pages speak), option words, word for a deal, drawers and
+replay words."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from domain.games.options import COMMON
 from domain.games.registry import GameSpec
+from service.web.languages import LANGUAGES, template_in
 from service.web.pages.games.pieces import GamePages
 from service.web.pages.step_words import shared_words
 
@@ -60,6 +62,12 @@ def _problems(spec: GameSpec, pages: GamePages, has_template: Callable[[str], bo
         found.append(f"its rules page's template {template!r} is not there")
     elif not callable(getattr(pages.rules, "extra", None)):
         found.append("its rules page has no function for what it shows beyond the spec")
+    if template and has_template(template):
+        found += [
+            f"its rules page in {language!r}, {template_in(template, language)!r}, is not there"
+            for language in LANGUAGES[1:]
+            if not has_template(template_in(template, language))
+        ]
     words = pages.option_words or {}
     for name in _option_names(spec):
         if not str(words.get(name) or "").strip():
