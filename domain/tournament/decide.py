@@ -150,6 +150,7 @@ def create(spec: Mapping[str, Any], salt: str | None = None) -> TournamentCreate
         bye_points=spec.get("bye_points"),
         match_points=by_place,
         salt=salt,
+        language=spec.get("language"),
     )
 
 

@@ -36,6 +36,7 @@ class TournamentCreated(NamedTuple):
     bye_points: float | None = None  # None: the average match points of a full table
     match_points: tuple[int, ...] | None = None  # by place; None: n-1 … 0
     salt: str | None = None
+    language: str | None = None  # the club's language (en, es, fi, fr) for slips and the wall
 
 
 class EntryAdded(NamedTuple):

@@ -235,6 +235,7 @@ def tournament_settings(
         "rounds": config.rounds,
         "pairing": config.pairing,
         "fill_with_bots": config.fill_with_bots,
+        "language": config.language,
         "bye_points": shown(bye_units(config.table_size, config.match_points, config.bye_points)),
         "match_points": list(config.match_points) if config.match_points else None,
         "status": status,

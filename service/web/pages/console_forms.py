@@ -184,6 +184,7 @@ def tournament_body(
         "pairing": form.get("pairing") or "swiss",
         "fill_with_bots": "random" if form.get("fill_with_bots") else None,
         "rounds": whole(form, "rounds", errors),
+        "language": form.get("language") or None,
     }
     for name in ("target_score", "max_deals"):
         value = whole(form, name, errors)

@@ -9,6 +9,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from domain.names import MAX_PERSON, MAX_TOURNAMENT
 from domain.tournament.pairing import PAIRINGS
+from service.web.languages import LANGUAGES
 from service.web.schemas.common import SignedHeadSchema, name_field, player_id_field
 from service.web.schemas.options import rules_field
 from service.web.schemas.tables import GAMES, SeedField, damaged_field
@@ -75,6 +76,15 @@ class TournamentCreateSchema(Schema):
         load_default=None,
         validate=validate.Length(min=1, max=8),
         metadata={"description": "Points by place (first place first); null: n-1 … 0."},
+    )
+    language = fields.String(
+        allow_none=True,
+        load_default=None,
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The club's language for the seat slips and the wall when the "
+            "viewer chose none; null: each browser's own."
+        },
     )
 
 
@@ -166,6 +176,9 @@ class TournamentSchema(Schema):
     rounds = fields.Integer(allow_none=True, required=True)
     pairing = fields.String(required=True)
     fill_with_bots = fields.String(allow_none=True, required=True)
+    language = fields.String(
+        allow_none=True, required=True, metadata={"description": "The club's language, or null."}
+    )
     bye_points = Points(required=True, metadata={"description": "What a bye is worth."})
     match_points = fields.List(fields.Integer(), allow_none=True, required=True)
     status = fields.String(required=True, validate=validate.OneOf(["open", "playing", "finished"]))
