@@ -24,14 +24,13 @@ from service.web.pages.scenes import Pile, Scene, Slot, seat_names
 from service.web.pages.stand_ins import who_moved
 from service.web.pages.step_words import Part, StepWords, shared_words
 
-#: Fields of events and action bodies that hold cards: one, a list, or lists (a mosca's hands).
-CARD_FIELDS = ("card", "left", "right", "opponent", "discarded", "discard", "cards", "keep")
 #: Fields of action bodies that are choices but not cards, summarised in words.
 CHOICE_FIELDS = ("call", "hand", "from", "position", "count")
 
 
-def _cards(data: Mapping[str, Any], fields: Iterable[str] = CARD_FIELDS) -> list[Card]:
-    """The cards of ``fields``, flat, whatever the shape of each field."""
+def _cards(data: Mapping[str, Any], fields: Iterable[str]) -> list[Card]:
+    """The cards of ``fields`` (the game's declared ``card_fields``), flat, whatever the
+    shape of each field: one, a list, or lists (a mosca's hands)."""
     return [card for name in fields for card in cards_in(data.get(name))]
 
 
@@ -43,12 +42,14 @@ def _hand(view: Mapping[str, Any], seat: int) -> list[Any]:
     return list(held or ())
 
 
-def _alternative_cards(bodies: Sequence[Mapping[str, Any]], hand: Sequence[Any]) -> set[Any]:
+def _alternative_cards(
+    bodies: Sequence[Mapping[str, Any]], hand: Sequence[Any], fields: Iterable[str]
+) -> set[Any]:
     """Every card some legal alternative would use; a launch of ``count`` uses the first
     ``count`` cards of the canal (Oh Quay)."""
     out: set[Any] = set()
     for body in bodies:
-        out.update(_cards(body))
+        out.update(_cards(body, fields))
         if "count" in body:
             out.update(hand[: body["count"]])
     return out
@@ -133,10 +134,14 @@ def _step_scene(
 ) -> Scene:
     shown = game.scene(after, names)
     data = entry["data"]
-    if SPECS[game.game].landmarks.completes_trick(entry["type"]):
+    spec = SPECS[game.game]
+    kind = entry["type"]
+    if spec.landmarks.completes_trick(kind):
         shown.centre = [_completed_trick(data, names, game), *shown.centre[1:]]
         return shown
-    used = _cards(data)
+    if spec.landmarks.starts_deal(kind) or spec.landmarks.scores_deal(kind):
+        return shown  # where every card lies, none of them used
+    used = _cards(data, spec.card_fields)
     seat = entry["seat"]
     legal = entry.get("legal")
     if isinstance(seat, int) and legal is not None:
@@ -146,7 +151,8 @@ def _step_scene(
             then = iter(earlier)
             panel = shown.seats[seat]
             panel.piles = [next(then, p) if "hand" in p.kind else p for p in panel.piles]
-        shown.mark(_alternative_cards(legal, hand), "legal", seat, hands_only=True)
-    mark = game.step_marks.get(entry["type"], "played")
+        alternatives = _alternative_cards(legal, hand, spec.card_fields)
+        shown.mark(alternatives, "legal", seat, hands_only=True)
+    mark = game.step_marks.get(kind, "played")
     shown.mark(used, mark, seat if isinstance(seat, int) else None)
     return shown
