@@ -25,10 +25,12 @@ from domain.events import event_type, to_data
 Body = dict[str, Any]
 
 
-def current_deal(events: Sequence[Any]) -> Sequence[Any]:
-    """The events of the current deal: from its ``DealStarted`` on (empty before one)."""
+def current_deal(rules: Any, events: Sequence[Any]) -> Sequence[Any]:
+    """The events of the current deal: from the event the game declares as starting a deal
+    (``rules.spec.landmarks``) on, empty before one."""
+    started = rules.spec.landmarks.deal_started
     for i in range(len(events) - 1, -1, -1):
-        if event_type(events[i]) == "DealStarted":
+        if type(events[i]) is started:
             return events[i:]
     return ()
 

@@ -19,7 +19,6 @@ from domain.bots import Bot, bot, decision_rng
 from domain.bots.observation import Observation
 from domain.bots.stats import summarize
 from domain.errors import RuleViolation
-from domain.events import event_type
 from domain.games import Rules, game
 from domain.match import MatchRules
 from domain.shuffle import deal_key
@@ -129,6 +128,7 @@ def play_match(
     state = rules.initial_state(table)
     version = 1  # TableOpened
     deal: list[Any] = []
+    started = rules.spec.landmarks.deal_started
     assert table.seed is not None
     for _ in range(MAX_MOVES):
         if state.phase == "finished":
@@ -148,7 +148,7 @@ def play_match(
         body = player.choose(table.game, observation, dice)
         events = rules.decide(state, rules.parse(body))
         for e in events:
-            if event_type(e) == "DealStarted":
+            if type(e) is started:
                 deal = []
             deal.append(e)
             state = rules.evolve(state, e)

@@ -67,7 +67,7 @@ def choose(log: TableLog, seat: int, name: str) -> dict[str, Any]:
     (the index of the card it plays) tells where a card sits in its hand.
     """
     rules = log.rules
-    observation = observe(rules, log.state, seat, current_deal(log.events))
+    observation = observe(rules, log.state, seat, current_deal(rules, log.events))
     opened = log.opened
     key = deal_key(opened.seed, opened.salt) if opened.seed is not None else log.id
     return bot(name).choose(opened.game, observation, decision_rng(key, log.version, seat))

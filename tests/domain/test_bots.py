@@ -35,7 +35,8 @@ GAMES = ("bottle-imp", "oh-quay", "bestia")
 
 def seen_by(game_id: str, g: Any, seat: int) -> dict[str, Any]:
     """``seat``'s observation of a builder's game."""
-    return observe(game(game_id), g.state, seat, current_deal(g.log))
+    rules = game(game_id)
+    return observe(rules, g.state, seat, current_deal(rules, g.log))
 
 
 def choose(name: str, game_id: str, view: dict[str, Any], seed: str = "s") -> dict[str, Any]:

@@ -220,7 +220,7 @@ def test_a_random_bots_dice_are_not_those_of_its_guessable_seed(server: Server) 
         seat, version = int(row["by"].split()[-1]), row["version"] - 1
         state = log.state_at(version)
         made = rules.body(rules.action_of(log.events[version], state))
-        view = observe(rules, state, seat, current_deal(log.events[:version]))
+        view = observe(rules, state, seat, current_deal(rules, log.events[:version]))
         if len(view["legal_actions"]) < 2:
             continue  # a forced move tells nothing
         chances += 1
