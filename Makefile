@@ -49,7 +49,7 @@ CATALOGUES := $(patsubst %.po,%.mo,$(wildcard service/web/translations/*/LC_MESS
 install: $(VENV)/.installed $(CATALOGUES)
 
 service/web/translations/%/LC_MESSAGES/messages.mo: service/web/translations/%/LC_MESSAGES/messages.po | $(VENV)/.installed
-	@$(BIN)/pybabel compile -q -l $* -i $< -o $@
+	@$(BIN)/pybabel -q compile -l $* -i $< -o $@
 
 var:
 	@mkdir -p var
