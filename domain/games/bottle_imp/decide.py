@@ -1,23 +1,22 @@
 """``decide(state, action) -> events``: the rules of The Bottle Imp, numbered as in
 ``docs/rules/bottle-imp.md``. A refused action raises ``RuleViolation`` and changes nothing.
 
-The events returned include those the engine causes (Lopaka's plays,
-``PassesDelivered``, ``TrickCompleted``, ``DealScored``, ``MatchEnded``), so the
-service appends the whole list in one transaction.
+The deal (rule 1) is ``domain.games.bottle_imp.dealing``'s. The events returned include
+those the engine causes (Lopaka's plays, ``PassesDelivered``, ``TrickCompleted``,
+``DealScored``, ``MatchEnded``), so the service appends the whole list in one transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final, cast
 
 from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
 from domain.errors import RuleViolation
 from domain.events import MatchEnded
-from domain.games.bottle_imp import layout, lopaka
+from domain.games.bottle_imp import dealing, layout, lopaka
 from domain.games.bottle_imp.cards import (
     BIT,
-    DECK,
     SUIT,
     SUITS,
     card,
@@ -32,7 +31,6 @@ from domain.games.bottle_imp.model import (
     ChooseOpen,
     Deal,
     DealScored,
-    DealStarted,
     Discard,
     OpenHandChosen,
     Pass,
@@ -42,7 +40,6 @@ from domain.games.bottle_imp.model import (
     TrickCompleted,
 )
 from domain.match import ranking
-from domain.shuffle import shuffle
 
 _new: Final = tuple.__new__  # a named tuple built from its fields, without its __new__
 
@@ -84,84 +81,6 @@ def _dealt_card(s: State, slot: int, value: object) -> int:
             "card_was_received", f"{c} was passed to {_whose(s, slot)}; only dealt cards go on"
         )
     return c
-
-
-# --- the deal (rule 1 and the variants' deals) -------------------------------------------
-
-
-def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]:
-    t: Any = s.table  # its seed as given: an integer seed deals as its decimal string
-    if t.seed is None:
-        raise RuleViolation("no_seed", "this table has no seed; record the deal instead")
-    seed = t.deal_seed(k)  # "{salt}:{seed}/{k}": docs/rules/common.md, shuffling rule 1
-    deck = shuffle(DECK, seed)
-    if t.variant == layout.BRIGHT_HOUSE:
-        nd, d = 1 - s.dealer, s.dealer
-        piles = [tuple(sorted(deck[i : i + 9])) for i in range(0, 36, 9)]
-        hands: list[Any] = [None, None]
-        hands[nd] = {"A": piles[0], "B": piles[2]}
-        hands[d] = {"A": piles[1], "B": piles[3]}
-        return seed, tuple(hands), None
-    ring = layout.clockwise(t.variant, t.players, s.dealer)
-    dealt = 33 if t.variant == layout.LOPAKA else 36
-    per_seat: list[list[int]] = [[] for _ in ring]
-    for i in range(dealt):
-        per_seat[ring[i % len(ring)]].append(deck[i])
-    devil = tuple(sorted(deck[33:])) if t.variant == layout.LOPAKA else None
-    return seed, tuple(tuple(sorted(h)) for h in per_seat), devil
-
-
-def _recorded_hands(s: State, action: Any) -> tuple[tuple, tuple[int, ...] | None]:
-    """Check a physical deal: exactly the deck, the right number of cards per hand."""
-    t = s.table
-    seats = layout.seats(t.variant, t.players)
-    raw = action.hands
-    if not isinstance(raw, list | tuple) or len(raw) != seats:
-        raise RuleViolation("invalid_deal", f"a recorded deal lists {seats} hands, one per seat")
-    piles: list[tuple[str, Sequence[object]]] = []
-    if t.variant == layout.BRIGHT_HOUSE:
-        for seat, h in enumerate(raw):
-            if not isinstance(h, dict) or set(h) != set(layout.PILES):
-                raise RuleViolation(
-                    "invalid_deal", f"seat {seat}'s hand must be {{'A': [9 cards], 'B': [9 cards]}}"
-                )
-            piles += [(f"seat {seat}'s pile {p}", h[p]) for p in layout.PILES]
-        size = 9
-    else:
-        piles = [(f"seat {seat}", h) for seat, h in enumerate(raw)]
-        size = 11 if t.variant == layout.LOPAKA else 36 // seats
-    if t.variant == layout.LOPAKA:
-        piles.append(("the devil's trick", action.devil if action.devil is not None else ()))
-    elif action.devil is not None:
-        raise RuleViolation("invalid_deal", "only lopaka deals a devil's trick")
-    seen: set[int] = set()
-    for who, cards in piles:
-        want = 3 if who == "the devil's trick" else size
-        if not isinstance(cards, list | tuple) or len(cards) != want:
-            raise RuleViolation("invalid_deal", f"{who} must get {want} cards")
-        for value in cards:
-            c = card(value)
-            if c in seen:
-                raise RuleViolation("invalid_deal", f"card {c} is dealt twice")
-            seen.add(c)
-    # 36 distinct valid cards were dealt, so the deck is complete.
-    if t.variant == layout.BRIGHT_HOUSE:
-        hands: tuple = tuple({p: tuple(sorted(h[p])) for p in layout.PILES} for h in raw)
-    else:
-        hands = tuple(tuple(sorted(h)) for h in raw)
-    devil = tuple(sorted(action.devil)) if t.variant == layout.LOPAKA and action.devil else None
-    return hands, devil
-
-
-def _deal(s: State, action: Any) -> list:
-    """Rule 1: the whole deck is dealt (seeded shuffle, or a recorded physical deal)."""
-    expect_phase(s.phase, "waiting_for_deal")
-    k = s.deal + 1
-    if action.hands is None:
-        seed, hands, devil = _seeded_hands(s, k)
-        return [_new(DealStarted, (k, s.dealer, seed, hands, devil))]
-    hands, devil = _recorded_hands(s, action)
-    return [_new(DealStarted, (k, s.dealer, None, hands, devil))]
 
 
 # --- preparing (rule 2, Lopaka's exchange, Bright House's piles) --------------------------
@@ -416,7 +335,7 @@ def _with_consequences(s: State, event: Any) -> list:
 
 
 _DECIDE: Final[dict[type, Callable[[State, Any], list]]] = {
-    Deal: _deal,
+    Deal: dealing.deal,
     Discard: _discard,
     Pass: _pass,
     ChooseOpen: _choose_open,
