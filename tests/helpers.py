@@ -84,16 +84,37 @@ def bearer(token: str) -> Headers:
 
 #: The people a table seats by default, in seat order.
 NAMES = ("Ann", "Bo", "Cy", "Di")
-#: The tables the tests open by name: each game at its smallest usual table (Bottle Imp at
-#: four), and Bottle Imp's other table sizes and variants. The rest of a body is
-#: ``tests.factories.table_body``'s: a one-deal match from a known seed, seat 0 dealing.
+
+
+def kind_of(game_id: str, variant: str) -> str:
+    """The name the tests open a game's variant by: the game's id for its default variant
+    (``bestia``), else the variant's (``lopaka``)."""
+    return game_id if variant == SPECS[game_id].default_variant else variant
+
+
+#: Every registered game's every variant, by ``kind_of``, at its smallest table: a one-deal
+#: match (no target) from a known seed, seat 0 dealing. Read from the registry: a new game
+#: is opened here unnamed.
+VARIANT_KINDS: dict[str, Json] = {
+    kind_of(spec.id, variant): {
+        "game": spec.id,
+        "variant": variant,
+        "players": min(counts),
+        "target_score": None,
+    }
+    for spec in SPECS.values()
+    for variant, counts in spec.players.items()
+}
+assert len(VARIANT_KINDS) == sum(len(s.variants) for s in SPECS.values()), "two kinds, one name"
+#: The tables the tests open by name: every variant of every game (above), with The Bottle
+#: Imp at four and at three and played to its target. The rest of a body is
+#: ``tests.factories.table_body``'s.
 TABLE_KINDS: dict[str, Json] = {
+    **VARIANT_KINDS,
     "bottle-imp": {"game": "bottle-imp", "players": 4},
     "bottle-imp-3": {"game": "bottle-imp", "players": 3},
     "lopaka": {"game": "bottle-imp", "variant": "lopaka", "players": 2},
     "bright-house": {"game": "bottle-imp", "variant": "bright-house", "players": 2},
-    "bestia": {"game": "bestia", "players": 3, "rules": {}, "target_score": None},
-    "oh-quay": {"game": "oh-quay", "players": 2, "rules": {}, "target_score": None},
 }
 
 
