@@ -122,7 +122,10 @@ def game_rules(game: str) -> Response:
     spec = SPECS.get(game)
     if spec is None:
         known = ", ".join(SPECS)
-        raise ApiError(404, "not_found", f"there are no rules for {game!r}; games are {known}")
+        detail = gettext(
+            "there are no rules for %(game)s; games are %(known)s", game=repr(game), known=known
+        )
+        raise ApiError(404, "not_found", detail)
     page_of = games.pages_of(game).rules
     page = render_template(
         languages.template_in(page_of.template, languages.current()),
