@@ -54,6 +54,10 @@ class GameSpec:
     schemas: Mapping[str, int] = field(default_factory=lambda: EMPTY)
     house_seats: Mapping[str, tuple[tuple[int, str], ...]] = field(default_factory=lambda: EMPTY)
     starter_word: str = "dealer"
+    #: Table options for a quick match, as tests and demonstrations open one when a whole
+    #: deal is to be played through (Oh Quay: 8 turns rather than 200); empty when the
+    #: game's deal is short anyway.
+    quick_options: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     #: The JSON field names that hold a card or cards in the game's views, event data and
     #: action bodies: the tests find cards by them (``tests/contract/cards.py``), as Bottle
     #: Imp cards are integers and a value alone cannot tell a card from a count or a seat.
@@ -67,8 +71,12 @@ class GameSpec:
         if self.id != self.rules.GAME_ID:
             raise ValueError(f"{self.id}: rules module says {self.rules.GAME_ID!r}")
         strays = [n for n, option in self.options.items() if option.name != n or n in COMMON]
+        strays += [
+            n for n, v in self.quick_options.items() if n not in self.options or not
+            self.options[n].allows(v)
+        ]  # fmt: skip
         if strays:
-            raise ValueError(f"{self.id}: misnamed or common options {strays}")
+            raise ValueError(f"{self.id}: misnamed, common or disallowed options {strays}")
         events = set(self.rules.EVENT_TYPES.values())
         marked = {self.landmarks.deal_started, self.landmarks.deal_scored}
         if self.landmarks.trick_completed is not None:

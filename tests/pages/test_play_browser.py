@@ -1,10 +1,11 @@
 """Whole deals played in a real browser by tapping only (``docs/api.md``, Pages): each human
 seat has its own browser context at a phone's size (390x844) that opened its token link
 once; the test reads the page's ``data-action`` and ``data-pick`` elements from the DOM
-and taps one of them at a time, as a player would, while bots hold the other seats. Every
-game and variant: Bottle Imp (four and three players, Lopaka, Bright House), Bestia and
-Oh Quay. Also: a token link leaves no token in the address or in ``document.cookie``, and
-a move sent without the page's CSRF token or from another site is refused.
+(what the game's declared actions offer) and taps one of them at a time, as a player would,
+while a bot holds another seat. Every registered game and variant (``domain.games.SPECS``),
+with the game's quick options. Also: a token link leaves no token in the address or in
+``document.cookie``, and a move sent without the page's CSRF token or from another site is
+refused.
 
 On failure each open page is saved under ``tests/artifacts/`` at phone and desktop size.
 """
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from flask import Flask
 
+from domain.games import SPECS
 from tests.factories import table_body
 from tests.helpers import post_table
 from tests.pages.conftest import Phones
@@ -55,15 +57,18 @@ def fits_the_phone(page: Page) -> None:
     assert widths[0] <= widths[1], f"the page scrolls sideways on a phone: {widths}"
 
 
+#: A one-deal match of every game and variant at its smallest table: people at every seat
+#: but the last, a bot's, and at both seats of a table of two.
 GAMES = {
-    "bottle-imp-4": table_body(seats=seats(1, 4)),
-    "bottle-imp-3": table_body(seats=seats(2, 3)),
-    "lopaka": table_body(variant="lopaka", seats=seats(2, 2)),
-    "bright-house": table_body(variant="bright-house", seats=seats(1, 2)),
-    "bestia": table_body(game="bestia", seats=seats(1, 3), rules={}, target_score=None),
-    "oh-quay": table_body(
-        game="oh-quay", seats=seats(2, 2), rules={"max_turns": 8}, target_score=None
-    ),
+    f"{spec.id}-{variant}": table_body(
+        game=spec.id,
+        variant=variant,
+        seats=seats(max(2, min(counts) - 1), min(counts)),
+        rules=dict(spec.quick_options),
+        target_score=None,
+    )
+    for spec in SPECS.values()
+    for variant, counts in spec.players.items()
 }
 
 

@@ -51,6 +51,7 @@ SPEC = GameSpec(
     actions=ACTIONS,
     landmarks=Landmarks(DealStarted, DealScored),
     options=layout.OPTIONS,
+    quick_options={"max_turns": 8},
     starter_word="starts",
 )
 
