@@ -11,7 +11,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.events import to_data
-from domain.games import GAMES
+from domain.games import SPECS
 from domain.tournament.decide import (
     AddEntry,
     FinishTable,
@@ -144,18 +144,21 @@ def test_events_survive_their_json_form() -> None:
 # --- tables ----------------------------------------------------------------------------------
 
 
-SIZES = {
-    ("bottle-imp", "standard"): (3, 4),
-    ("bottle-imp", "lopaka"): (2,),
-    ("bottle-imp", "bright-house"): (2,),
-    ("bestia", "standard"): (3, 4, 5, 6, 7, 8),
-    ("oh-quay", "standard"): (2,),
-}
-
-
-@pytest.mark.parametrize(("game", "variant"), [key for key in SIZES if key[0] in GAMES])
+@pytest.mark.parametrize(
+    ("game", "variant"), [(spec.id, v) for spec in SPECS.values() for v in spec.variants]
+)
 def test_each_game_says_which_table_sizes_it_seats(game: str, variant: str) -> None:
-    assert table_sizes(game, variant, {}) == SIZES[game, variant]
+    """The sizes a tournament seats, asked of the engine, are those the game declares."""
+    assert table_sizes(game, variant, {}) == SPECS[game].players[variant]
+
+
+def test_the_table_sizes_are_those_of_the_rules_texts() -> None:
+    """``docs/rules/bottle-imp.md``, ``bestia.md`` and ``oh-quay.md``, Players."""
+    assert table_sizes("bottle-imp", "standard", {}) == (3, 4)
+    assert table_sizes("bottle-imp", "lopaka", {}) == table_sizes("bottle-imp", "bright-house", {})
+    assert table_sizes("bottle-imp", "lopaka", {}) == (2,)
+    assert table_sizes("bestia", "standard", {}) == (3, 4, 5, 6, 7, 8)
+    assert table_sizes("oh-quay", "standard", {}) == (2,)
 
 
 @pytest.mark.parametrize(
