@@ -1,8 +1,8 @@
-"""Bestia and Oh Quay through the same API as The Bottle Imp: created, dealt (seeded or
-recorded), played to the end of a match by the seats' own tokens, read back. What each seat
-and the public is shown on the way is checked against what it may know from the organiser's
-log (``tests/contract/knowledge.py``); every game's every answer and page is the contract's
-(``tests/contract/test_over_http.py``)."""
+"""Every registered game through the same API: created, dealt (seeded or recorded), played
+to the end of a match by the seats' own tokens, read back; then Bestia's and Oh Quay's own
+rules through it. What each seat and the public is shown on the way is checked against what
+it may know from the organiser's log (``tests/contract/knowledge.py``); every game's every
+answer and page is the contract's (``tests/contract/test_over_http.py``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from domain.games import SPECS
 from tests.contract.cards import cards_in
 from tests.contract.checks import assert_may_know
 from tests.contract.http import Walk
+from tests.contract.matches import EVERY_GAME, Case
 from tests.helpers import ADMIN_TOKEN
 
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -59,6 +60,33 @@ def play_out(client: FlaskClient, table: str, tokens: list[str], seed: int) -> i
         assert response.status_code == 201, (action, response.get_json())
         walk.follow()
         actions += 1
+
+
+@pytest.mark.parametrize("case", EVERY_GAME)
+def test_every_game_is_played_to_the_end_of_its_match_through_the_api(
+    client: FlaskClient, case: Case
+) -> None:
+    """A two-deal match of each registered game (``domain.games.SPECS``), with its quick
+    options, by the seats' own tokens: finished, ranked, its totals those of its state,
+    and it verifies."""
+    table, tokens = open_table(
+        client,
+        {
+            "game": case.spec.id,
+            "variant": case.variant,
+            "seats": [{"name": f"P{i}"} for i in range(case.players)],
+            "seed": f"every-{case.id}",
+            "target_score": None,
+            "max_deals": 2,
+            "rules": dict(case.spec.quick_options),
+        },
+    )
+    assert play_out(client, table, tokens, 2) > 0
+    summary = client.get(f"/tables/{table}").get_json()
+    assert summary["status"] == "finished" and summary["deal"] == 2
+    assert len(summary["ranking"]) == case.players
+    assert summary["totals"] == client.get(f"/tables/{table}/state").get_json()["totals"]
+    assert client.get(f"/tables/{table}/verify", headers=ORGANISER).get_json()["ok"]
 
 
 @pytest.mark.parametrize("players", [3, 5, 8])
