@@ -6,9 +6,11 @@ and "Were the cards stacked?" from the record alone.
 - Verification ``GET /tables/{id}/verify`` after one stored row is changed directly with SQL
   (tests may; the code never does), on SQLite and PostgreSQL; the other routes of a corrupted
   table answer 503 ``unreadable_log`` or still work, never 500.
-- Provable fairness: the revealed seed matches ``seed_commitment`` and re-deals every seeded
-  deal with the documented shuffle, dealt by each game's rules (written out here, not taken
-  from the engine).
+- Provable fairness, for every registered game: the revealed seed matches
+  ``seed_commitment``, and with the revealed salt the rules re-decide the public log from
+  it, every deal dealt from that key; and for the games whose deal is written out here from
+  their rules texts (not taken from the engine), every seeded deal re-dealt by the
+  documented shuffle.
 - Export/import round trips for every game and variant, forged files refused with the first
   bad line, and the offline ``cardledger verify``.
 - Directors' rulings (``adjust``) in totals, history, verification and the final ranking.
@@ -31,7 +33,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import delete, select, update
 from werkzeug.test import TestResponse
 
+from domain.audit import recheck
 from domain.games import GAMES, SPECS
+from domain.replay import event_from_json
 from domain.shuffle import shuffle
 from service.core.signing import new_private_key
 from service.running.cli import main as cardledger
@@ -258,46 +262,86 @@ def bestia_order(card: str) -> tuple[int, int]:
     return "CDHS".index(card[-1]), BESTIA_RANKS.index(card[:-1])
 
 
-def redeal(game: str, variant: str, players: int, seed: str, recorded: Json) -> Json:
-    """The ``DealStarted`` data deal ``recorded["deal"]`` must have, from the deal key
-    ``seed`` (``"{salt}:{seed}"`` at a salted table; tables here open with ``first_dealer`` 0)."""
+def _bottle_imp_redeal(variant: str, players: int, key: str, recorded: Json) -> Json:
     k = recorded["deal"]
-    if game == "bottle-imp":
-        return bottle_imp_deal(variant, players, seed, k, (k - 1) % players)
-    if game == "oh-quay":  # who starts depends on the scores: the rules decide, we re-deal
-        return oh_quay_deal(seed, k, recorded["starter"])
-    if game == "bestia":
-        dealt = bestia_deal(players, seed, k, (-(k - 1)) % players)  # the deal goes right
-        return dealt | {"ante": recorded["ante"]}
-    raise AssertionError(f"no re-deal of {game} written here: a new game needs one")
+    return bottle_imp_deal(variant, players, key, k, (k - 1) % players)
+
+
+def _oh_quay_redeal(variant: str, players: int, key: str, recorded: Json) -> Json:
+    # who starts depends on the scores: the rules decide, we re-deal
+    return oh_quay_deal(key, recorded["deal"], recorded["starter"])
+
+
+def _bestia_redeal(variant: str, players: int, key: str, recorded: Json) -> Json:
+    k = recorded["deal"]
+    dealt = bestia_deal(players, key, k, (-(k - 1)) % players)  # the deal goes right
+    return dealt | {"ante": recorded["ante"]}
+
+
+#: The ``DealStarted`` data deal ``recorded["deal"]`` must have, from the deal key ``key``
+#: (``"{salt}:{seed}"`` at a salted table; tables here open with ``first_dealer`` 0), as
+#: each game's rules text deals (``docs/rules/<game>.md``, The deal), written out here.
+REDEALS: dict[str, Callable[[str, int, str, Json], Json]] = {
+    "bottle-imp": _bottle_imp_redeal,
+    "oh-quay": _oh_quay_redeal,
+    "bestia": _bestia_redeal,
+}
+WRITTEN_OUT = [p for p in EVERY_SETUP if p.values[0] in REDEALS]
+
+
+def redeal(game: str, variant: str, players: int, key: str, recorded: Json) -> Json:
+    return REDEALS[game](variant, players, key, recorded)
 
 
 # --- provable fairness -----------------------------------------------------------------------
 
 
+def revealed_key(client: FlaskClient, table: OpenTable, seed: str) -> str:
+    """Play the table's match to its end; the deal key its revealed seed and salt make,
+    once checked against the commitment given at creation (``docs/rules/common.md``,
+    "Deterministic shuffling", rule 1)."""
+    before = summary(client, table)
+    assert (before["seed"], before["salt"]) == (None, None), "revealed before the match ends"
+    play_until(client, table, random.Random(f"fair-{table.body['game']}"), finished)
+    revealed = summary(client, table)
+    assert revealed["seed"] == seed
+    key = f"{revealed['salt']}:{revealed['seed']}"
+    commitment = hashlib.sha256(key.encode()).hexdigest()
+    assert commitment == table.created["seed_commitment"] == revealed["seed_commitment"]
+    return key
+
+
 @pytest.mark.parametrize(("game", "variant", "players"), EVERY_SETUP)
+def test_the_revealed_seed_matches_its_commitment_and_the_rules_re_deal_the_log_from_it(
+    client: FlaskClient, game: str, variant: str, players: int
+) -> None:
+    """Every registered game: the public log, opened with the revealed seed and salt, is
+    what the rules decide action by action, every deal dealt from the key."""
+    seed = f"fair-{variant}"
+    table = open_table(
+        client, game, variant=variant, players=players, target_score=None, max_deals=2, seed=seed
+    )
+    key = revealed_key(client, table, seed)
+    log = all_events(client, table, PUBLIC)
+    opened = event_from_json(game, "TableOpened", log[0]["data"])
+    opened = opened._replace(seed=seed, salt=key.partition(":")[0])
+    assert recheck(opened, [event_from_json(game, e["type"], e["data"]) for e in log[1:]]) == []
+    started = SPECS[game].landmarks.deal_started.__name__
+    deals = [e["data"] for e in log if e["type"] == started]
+    assert [(d["deal"], d["seed"]) for d in deals] == [(1, f"{key}/1"), (2, f"{key}/2")]
+
+
+@pytest.mark.parametrize(("game", "variant", "players"), WRITTEN_OUT)
 def test_the_revealed_seed_matches_its_commitment_and_re_deals_every_recorded_deal(
     client: FlaskClient, game: str, variant: str, players: int
 ) -> None:
+    """The games' deals as their rules texts say, written out here, not taken from the
+    engine."""
+    seed = f"fair-{variant}"
     table = open_table(
-        client,
-        game,
-        variant=variant,
-        players=players,
-        target_score=None,
-        max_deals=2,
-        seed=f"fair-{variant}",
+        client, game, variant=variant, players=players, target_score=None, max_deals=2, seed=seed
     )
-    before = summary(client, table)
-    assert (before["seed"], before["salt"]) == (None, None), "revealed before the match ends"
-    play_until(client, table, random.Random(f"fair-{game}"), finished)
-
-    revealed = summary(client, table)
-    seed, salt = revealed["seed"], revealed["salt"]
-    assert seed == f"fair-{variant}"
-    key = f"{salt}:{seed}"  # docs/rules/common.md, "Deterministic shuffling", rule 1
-    commitment = hashlib.sha256(key.encode()).hexdigest()
-    assert commitment == table.created["seed_commitment"] == revealed["seed_commitment"]
+    key = revealed_key(client, table, seed)
     deals = [e["data"] for e in all_events(client, table, PUBLIC) if e["type"] == "DealStarted"]
     assert [d["deal"] for d in deals] == [1, 2]
     for recorded in deals:
