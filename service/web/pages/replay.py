@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from flask_babel import gettext, ngettext
+
 from domain.games import SPECS
 from domain.table import ORGANISER
 from service.storage.tablelog import TableLog
@@ -60,21 +62,31 @@ def _span(values: list[Any]) -> str:
         low, high = min(values), max(values)
         if len(set(values)) == high - low + 1:
             return f"{low}–{high}"
-    return " or ".join(str(v) for v in values)
+    return gettext(" or ").join(str(v) for v in values)
 
 
 def alternatives_text(bodies: Sequence[Mapping[str, Any]]) -> str:
     """The non-card choices of the legal alternatives, in words (``from own or opponent,
     position 0–8``); cards are highlighted in the hand instead."""
     if len(bodies) <= 1:
-        return "the only legal choice" if bodies else ""
+        return gettext("the only legal choice") if bodies else ""
     words = []
     for name in CHOICE_FIELDS:
         values = list(dict.fromkeys(b[name] for b in bodies if name in b))
         if len(values) > 1:  # a choice only if it varies
             words.append(f"{name} {_span(values)}")
-    said = f": {', '.join(words)}" if words else " (the cards framed in green)"
-    return f"{len(bodies)} legal choices{said}"
+    if words:
+        return ngettext(
+            "%(num)s legal choice: %(choices)s",
+            "%(num)s legal choices: %(choices)s",
+            len(bodies),
+            choices=", ".join(words),
+        )
+    return ngettext(
+        "%(num)s legal choice (the cards framed in green)",
+        "%(num)s legal choices (the cards framed in green)",
+        len(bodies),
+    )
 
 
 def describe(
@@ -92,7 +104,8 @@ def _completed_trick(data: Mapping[str, Any], names: Sequence[str], game: GamePa
         Slot(c, names[s], "winner" if c == winner else "")
         for s, c in zip(data["seats"], data["cards"], strict=True)
     ]
-    return Pile(f"Trick {data['trick']}", slots, "trick", f"won by {names[data['winner']]}")
+    won_by = gettext("won by %(name)s", name=names[data["winner"]])
+    return Pile(gettext("Trick %(trick)s", trick=data["trick"]), slots, "trick", won_by)
 
 
 def steps(log: TableLog, history: Mapping[str, Any]) -> list[dict[str, Any]]:
