@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from functools import partial
+from importlib import import_module
 from typing import Any
 
 import pytest
 
 from domain.bots import BOT_NAMES, BOTS, Bot, bot, decision_rng
-from domain.bots import bestia as bestia_bots
-from domain.bots import bottle_imp as imp_bots
-from domain.bots import oh_quay as quay_bots
 from domain.bots.common import current_deal, observe
 from domain.bots.simulate import Simulation, play_match, result, run_chunk
 from domain.bots.stats import wilson, win_shares
@@ -29,8 +28,6 @@ from domain.table import SeatSpec, Table
 from tests.domain import bestia_builders as bb
 from tests.domain import bottle_imp_builders as ib
 from tests.domain import oh_quay_builders as qb
-
-GAMES = ("bottle-imp", "oh-quay", "bestia")
 
 
 def seen_by(game_id: str, g: Any, seat: int) -> dict[str, Any]:
@@ -217,11 +214,37 @@ def test_an_observation_hides_the_other_hands() -> None:
 # --- reproducible decisions -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game_id", GAMES)
+@dataclass
+class Position:
+    """A table's state and its log so far, as the builders keep them."""
+
+    state: Any
+    log: list[Any]
+
+
+def a_choice(game_id: str) -> tuple[Position, int]:
+    """A seeded table of the game (its default variant, smallest table, quick options)
+    played by seeded random legal actions until, in a deal, a seat has more than one."""
+    spec, rules = SPECS[game_id], game(game_id)
+    variant = spec.default_variant
+    seats = tuple(SeatSpec(name=f"P{i}") for i in range(min(spec.players[variant])))
+    table = Table(game_id, variant, seats, MatchRules(None, 1), seed="a choice",
+                  options=dict(spec.quick_options))  # fmt: skip
+    state, log, rng = rules.initial_state(table), [], random.Random(game_id)
+    while True:
+        seat = rules.to_act(state)[0]
+        legal = rules.legal_actions(state, seat)
+        if log and len(legal) > 1:
+            return Position(state, log), seat
+        for event in rules.decide(state, legal[rng.randrange(len(legal))]):
+            state = rules.evolve(state, event)
+            log.append(event)
+
+
+@pytest.mark.parametrize("game_id", SPECS)
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_a_seeded_decision_is_reproducible(game_id: str, name: str) -> None:
-    twin = {"bottle-imp": _twin_bottle_imp, "oh-quay": _twin_oh_quay, "bestia": _twin_bestia}
-    g, seat = twin[game_id](False)
+    g, seat = a_choice(game_id)
     view = seen_by(game_id, g, seat)
     first = [choose(name, game_id, view, seed=f"s{i}") for i in range(3)]
     again = [choose(name, game_id, json.loads(json.dumps(view)), seed=f"s{i}") for i in range(3)]
@@ -235,36 +258,31 @@ def test_a_seeded_decision_is_reproducible(game_id: str, name: str) -> None:
 SMALL = Bot(
     "montecarlo-small",
     "Monte Carlo with a tiny budget, for tests",
-    {
-        "bottle-imp": partial(imp_bots.montecarlo, budget=6),
-        "oh-quay": partial(quay_bots.montecarlo, budget=6),
-        "bestia": partial(bestia_bots.montecarlo, budget=6),
-    },
+    {s.id: partial(import_module(s.bots).montecarlo, budget=6) for s in SPECS.values()},
 )
 
 
 @pytest.mark.parametrize(
     ("game_id", "variant", "players"),
     [
-        ("bottle-imp", "standard", 3),
-        ("bottle-imp", "standard", 4),
-        ("bottle-imp", "lopaka", 2),
-        ("bottle-imp", "bright-house", 2),
-        ("oh-quay", "standard", 2),
-        ("bestia", "standard", 3),
-        ("bestia", "standard", 5),
+        (spec.id, variant, n)
+        for spec in SPECS.values()
+        for variant, counts in spec.players.items()
+        for n in sorted({min(counts), max(n for n in counts if n <= 5)})
     ],
 )
 def test_every_bot_plays_every_variant_to_the_end(game_id: str, variant: str, players: int) -> None:
+    """Each registered game, variant and its smallest and largest table up to five: a
+    two-deal match of the Monte Carlo, heuristic and random bots, with its quick options."""
     rules = game(game_id)
     bots = [SMALL, bot("heuristic"), bot("random"), SMALL, bot("heuristic")][:players]
     table = Table(
         game_id,
         variant,
         tuple(SeatSpec(bot=b.name) for b in bots),
-        MatchRules(None, 1 if game_id != "bestia" else players),
+        MatchRules(None, 2),
         seed=f"variants-{variant}",
-        options={"max_turns": 60} if game_id == "oh-quay" else {},
+        options=dict(SPECS[game_id].quick_options),
     )
     totals, ranking = play_match(rules, table, bots)
     assert len(totals) == len(ranking) and 1 in ranking
