@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import gettext, lazy_gettext
+
 from domain.errors import RuleViolation
 from domain.table import ORGANISER, Viewer
 from service.storage.tablelog import TableLog
@@ -130,25 +132,22 @@ def by_hand(bodies: Sequence[Body]) -> dict[str | None, list[Body]]:
     return out
 
 
-def of_pile(hand: str | None) -> str:
-    return f" of pile {hand}" if hand else ""
-
-
 def card_values(cards: Sequence[Card]) -> list[Value]:
     return [Value(c, card=c) for c in dict.fromkeys(cards)]
 
 
 def buttons(prompt: str, words: Callable[[Body], str]) -> Drawer:
-    """A drawer of one button per legal body, labelled ``words(body)``."""
+    """A drawer of one button per legal body, labelled ``words(body)``; ``prompt`` may be
+    lazy (declared once, said in each viewer's language)."""
 
     def draw(offer: Offer) -> list[Group]:
-        return [Group("buttons", prompt, buttons=[(words(b), b) for b in offer.bodies])]
+        return [Group("buttons", str(prompt), buttons=[(words(b), b) for b in offer.bodies])]
 
     return draw
 
 
 #: The deal: one button, the server shuffles.
-deal = buttons("Deal the cards", lambda body: "Deal")
+deal = buttons(lazy_gettext("Deal the cards"), lambda body: gettext("Deal"))
 
 
 def plays(offer: Offer) -> list[Group]:
@@ -165,8 +164,10 @@ def plays(offer: Offer) -> list[Group]:
             if hand:
                 attempt["hand"] = hand
             why = seats_in_words(refusal(offer.log, attempt), offer.names, offer.you)
-            row.append(CardMove(card, None, why or "not playable now"))
-    prompt = f"Play a card{' from pile ' + hand if hand else ''}"
+            row.append(CardMove(card, None, why or gettext("not playable now")))
+    prompt = (
+        gettext("Play a card from pile %(pile)s", pile=hand) if hand else gettext("Play a card")
+    )
     return [Group("cards", prompt, cards=row)]
 
 

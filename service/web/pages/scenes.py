@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import gettext, lazy_gettext
+
 from domain.games import SPECS
 from service.web.pages.cards import Card, cards_in
 
@@ -51,7 +53,7 @@ class Pile:
 
     def __post_init__(self) -> None:
         if not self.slots and not self.note:
-            self.note = "none"
+            self.note = gettext("none")
 
     def json(self) -> dict[str, Any]:
         return {"label": self.label, "kind": self.kind, "note": self.note,
@@ -104,13 +106,27 @@ def seat_names(opened: Any) -> list[str]:
     """Per-seat display names, the seats the engine plays (``GameSpec.house_seats``, as
     Lopaka at index 2 of a ``lopaka`` table's lists) included."""
     names = [
-        seat.get("name") or (f"{seat['bot']} bot" if seat.get("bot") else f"Seat {s + 1}")
+        seat.get("name") or (bot_name(seat["bot"]) if seat.get("bot") else seat_word(s))
         for s, seat in enumerate(opened.seats)
     ]
     spec = SPECS.get(opened.game)
     for seat, name in spec.house_seats.get(opened.variant, ()) if spec else ():
         names.insert(seat, name)
     return names
+
+
+def bot_name(bot: str) -> str:
+    """A seat a bot plays from the start is named after it: ``heuristic bot``."""
+    return gettext("%(bot)s bot", bot=bot)
+
+
+def seat_word(seat: int) -> str:
+    """A seat with no name, counted from 1: ``Seat 2``."""
+    return gettext("Seat %(num)s", num=seat + 1)
+
+
+#: What a seat that begins a deal is called (``GameSpec.starter_word``), as the pages say it.
+STARTER_WORDS = {"dealer": lazy_gettext("dealer"), "starts": lazy_gettext("starts")}
 
 
 def slots(cards: Sequence[Card | None] | None, size: int = 0, by: str = "") -> list[Slot]:
@@ -126,7 +142,7 @@ def trick(view: View, names: Sequence[str]) -> Pile:
     for card in view["trick"]["cards"]:
         by = names[card["seat"]] + (f" · {card['hand']}" if card.get("hand") else "")
         played.append(Slot(card["card"], by))
-    return Pile("Trick", played, "trick", "" if played else "no card played yet")
+    return Pile(gettext("Trick"), played, "trick", "" if played else gettext("no card played yet"))
 
 
 def panels(view: View, names: Sequence[str]) -> list[SeatPanel]:
@@ -138,8 +154,9 @@ def panels(view: View, names: Sequence[str]) -> list[SeatPanel]:
         tags = []
         if view.get("dealer") == seat and view.get("deal"):
             spec = SPECS.get(view["game"])
-            tags.append(spec.starter_word if spec else "dealer")
+            word = spec.starter_word if spec else "dealer"
+            tags.append(str(STARTER_WORDS.get(word, word)))
         if seat in view["to_act"]:
-            tags.append("to act")
+            tags.append(gettext("to act"))
         out.append(SeatPanel(seat, names[seat], total, ranking[seat], tags))
     return out

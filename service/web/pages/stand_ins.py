@@ -9,18 +9,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from flask_babel import gettext
+
 from domain.table import Viewer
 from service.storage.tablelog import TableLog, takeovers
-from service.web.pages.scenes import Scene
+from service.web.pages.scenes import Scene, bot_name
 
 
 def taken_words(name: str, bot: str, reason: str) -> str:
     """``Ann's seat is played by the heuristic bot: left early``."""
-    return f"{name}'s seat is played by the {bot} bot: {reason}"
+    return gettext(
+        "%(name)s's seat is played by the %(bot)s bot: %(reason)s",
+        name=name,
+        bot=bot,
+        reason=reason,
+    )
 
 
 def returned_words(name: str) -> str:
-    return f"{name}'s seat is handed back: {name} plays it again"
+    return gettext("%(name)s's seat is handed back: %(name)s plays it again", name=name)
 
 
 def mark(scene: Scene, log: TableLog, names: Sequence[str], viewer: Viewer = None) -> None:
@@ -30,11 +37,15 @@ def mark(scene: Scene, log: TableLog, names: Sequence[str], viewer: Viewer = Non
         if seat >= len(scene.seats):
             continue
         panel = scene.seats[seat]
-        panel.tags.append(f"{held.bot} bot")
+        panel.tags.append(bot_name(held.bot))
         if seat == viewer:
             panel.notes.append(
-                f"The organiser handed your seat to the {held.bot} bot ({held.reason}): it "
-                "plays for you until they hand it back"
+                gettext(
+                    "The organiser handed your seat to the %(bot)s bot (%(reason)s): it plays "
+                    "for you until they hand it back",
+                    bot=held.bot,
+                    reason=held.reason,
+                )
             )
         else:
             panel.notes.append(taken_words(names[seat], held.bot, held.reason))
@@ -57,17 +68,18 @@ def who_moved(by: str | None, names: Sequence[str]) -> str:
         return _name(int(words[1]), names)
     if len(words) == 4 and words[0] == "bot" and words[2] == "seat" and words[3].isdigit():
         name = _name(int(words[3]), names)
-        own = name == f"{words[1]} bot"  # a bot's seat from the start is named after it
-        return f"the {name}" if own else f"the {words[1]} bot for {name}"
+        if name == bot_name(words[1]):  # a bot's seat from the start is named after it
+            return gettext("the %(bot)s bot", bot=words[1])
+        return gettext("the %(bot)s bot for %(name)s", bot=words[1], name=name)
     if words[:1] == ["organiser"]:
-        return "the organiser"
+        return gettext("the organiser")
     if words == ["engine"]:
-        return "the rules"
+        return gettext("the rules")
     return by or ""
 
 
 def _name(seat: int, names: Sequence[str]) -> str:
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
+    return names[seat] if 0 <= seat < len(names) else gettext("seat %(num)s", num=seat + 1)
 
 
 def taken_step(data: Mapping[str, Any], names: Sequence[str]) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from flask_babel import gettext
+
 from domain.events import MatchEnded
 from domain.games.registry import GameSpec
 from domain.rulings import Adjusted
@@ -23,7 +25,7 @@ StepWords = Callable[[Mapping[str, Any], Names], list[Part]]
 
 def card_parts(values: Any) -> list[Part]:
     """The cards in ``values`` (any shape ``cards_in`` reads) as parts; hidden: said so."""
-    return [{"c": c} for c in cards_in(values)] or ["(hidden)"]
+    return [{"c": c} for c in cards_in(values)] or [gettext("(hidden)")]
 
 
 def who(data: Mapping[str, Any], names: Names) -> str:
@@ -36,13 +38,15 @@ def who(data: Mapping[str, Any], names: Names) -> str:
 
 
 def _deal_started(data: Mapping[str, Any], names: Names) -> list[Part]:
-    return [f"Deal {data['deal']}: {names[data['dealer']]} deals"]
+    return [gettext("Deal %(deal)s: %(name)s deals", deal=data["deal"], name=names[data["dealer"]])]
 
 
 def trick_won(data: Mapping[str, Any], names: Names) -> list[Part]:
     """A completed trick and its winner (``Landmarks.trick_completed``): a game with
     tricks words them, with these words or its own."""
-    return [f"Trick {data['trick']}: {names[data['winner']]} wins"]
+    return [
+        gettext("Trick %(trick)s: %(name)s wins", trick=data["trick"], name=names[data["winner"]])
+    ]
 
 
 def _deal_scored(data: Mapping[str, Any], names: Names) -> list[Part]:
@@ -50,12 +54,23 @@ def _deal_scored(data: Mapping[str, Any], names: Names) -> list[Part]:
     settled = "balances" in data
     totals = data["balances"] if settled else data["scores"]
     shown = ", ".join(f"{names[s]} {v:+d}" for s, v in enumerate(totals))
-    verb, label = ("settled", "balances") if settled else ("scored", "scores")
-    return [f"Deal {data['deal']} {verb}: {label} {shown}"]
+    if settled:
+        return [
+            gettext("Deal %(deal)s settled: balances %(shown)s", deal=data["deal"], shown=shown)
+        ]
+    return [gettext("Deal %(deal)s scored: scores %(shown)s", deal=data["deal"], shown=shown)]
 
 
 def _ruling(data: Mapping[str, Any], names: Names) -> list[Part]:
-    return [f"Director's ruling: {who(data, names)} {data['points']:+d} ({data['reason']})"]
+    points = f"{data['points']:+d}"
+    return [
+        gettext(
+            "Director's ruling: %(name)s %(points)s (%(reason)s)",
+            name=who(data, names),
+            points=points,
+            reason=data["reason"],
+        )
+    ]
 
 
 def shared_words(spec: GameSpec) -> dict[str, StepWords]:
@@ -67,7 +82,7 @@ def shared_words(spec: GameSpec) -> dict[str, StepWords]:
     return {
         marks.deal_started.__name__: _deal_started,
         marks.deal_scored.__name__: _deal_scored,
-        MatchEnded.__name__: lambda data, names: ["The match is over"],
+        MatchEnded.__name__: lambda data, names: [gettext("The match is over")],
         Adjusted.__name__: _ruling,
         SeatTakenOver.__name__: taken_step,
         SeatReturned.__name__: returned_step,

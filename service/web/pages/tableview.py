@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flask import current_app, render_template
+from flask_babel import gettext, ngettext
 
 from domain.events import event_type
 from domain.table import ORGANISER, Viewer
@@ -21,7 +22,7 @@ from service.web.pages.games.checks import undrawn
 from service.web.pages.moves import Group, SeatMoves, Undrawable, moves
 from service.web.pages.scenes import Pile, Scene, Slot, seat_names
 from service.web.pages.session import csrf_token
-from service.web.pages.words import name_of, plural, status_words
+from service.web.pages.words import name_of, status_words
 
 #: How often a live table page asks for news, in milliseconds (the app's ``PAGES_POLL_MS``
 #: setting overrides it; browser tests poll faster).
@@ -35,10 +36,12 @@ def faces(game: str) -> Callable[[cards.Card], cards.Face]:
 
 def viewer_label(viewer: Viewer, names: list[str]) -> str:
     if viewer == ORGANISER:
-        return "Organiser: you see every card"
+        return gettext("Organiser: you see every card")
     if isinstance(viewer, int):
-        return f"You are {names[viewer]}: you see your own hand and what lies face up"
-    return "You see what lies face up"
+        return gettext(
+            "You are %(name)s: you see your own hand and what lies face up", name=names[viewer]
+        )
+    return gettext("You see what lies face up")
 
 
 def deals(log: TableLog) -> list[tuple[int, bool]]:
@@ -71,7 +74,11 @@ def last_trick(log: TableLog, names: Sequence[str]) -> Pile | None:
                 Slot(card, names[seat], "winner" if card == won else "")
                 for seat, card in zip(event.seats, event.cards, strict=True)
             ]
-            label = f"Last trick ({event.trick}): won by {names[event.winner]}"
+            label = gettext(
+                "Last trick (%(trick)s): won by %(name)s",
+                trick=event.trick,
+                name=names[event.winner],
+            )
             return Pile(label, slots, "trick last")
     return None
 
@@ -85,26 +92,38 @@ def _turn(
     if view["status"] == "finished":
         ranking = view.get("ranking") or []
         first = [names[s] for s, place in enumerate(ranking) if place == 1]
-        words = "The match is over" + (f": {' and '.join(first)} first." if first else ".")
+        if first:
+            joined = gettext(" and ").join(first)
+            words = gettext("The match is over: %(names)s first.", names=joined)
+        else:
+            words = gettext("The match is over.")
         return {"mine": False, "words": words, "kind": "over"}
     who = ", ".join(names[s] for s in to_act)
     dealing = view["status"] == "waiting_for_deal"
     if isinstance(viewer, int) and viewer in to_act:
-        words = "Your deal." if dealing else "Your turn."
+        words = gettext("Your deal.") if dealing else gettext("Your turn.")
         own = [m for m in offered if m.seat == viewer]
         if own and not dealing:
             prompt = own[0].groups[0].prompt.split(":")[0]
-            words = f"Your turn: {prompt[:1].lower()}{prompt[1:]}."
+            words = gettext("Your turn: %(move)s.", move=f"{prompt[:1].lower()}{prompt[1:]}")
         if len(to_act) > 1:
-            others = [names[s] for s in to_act if s != viewer]
-            words += f" ({', '.join(others)} also to act.)"
+            others = ", ".join(names[s] for s in to_act if s != viewer)
+            words += gettext(" (%(names)s also to act.)", names=others)
         return {"mine": True, "words": words, "kind": "mine"}
     if not to_act:
-        return {"mine": False, "words": "The table is moving…", "kind": "wait"}
-    verb = "deals" if dealing and len(to_act) == 1 else "to act"
+        return {"mine": False, "words": gettext("The table is moving…"), "kind": "wait"}
+    dealer_acts = dealing and len(to_act) == 1
     if viewer == ORGANISER:
-        return {"mine": False, "words": f"{who} {verb}: record it below.", "kind": "scorer"}
-    return {"mine": False, "words": f"Waiting: {who} {verb}.", "kind": "wait"}
+        if dealer_acts:
+            words = gettext("%(names)s deals: record it below.", names=who)
+        else:
+            words = gettext("%(names)s to act: record it below.", names=who)
+        return {"mine": False, "words": words, "kind": "scorer"}
+    if dealer_acts:
+        words = gettext("Waiting: %(names)s deals.", names=who)
+    else:
+        words = gettext("Waiting: %(names)s to act.", names=who)
+    return {"mine": False, "words": words, "kind": "wait"}
 
 
 def rulings(log: TableLog, names: Sequence[str]) -> list[tuple[str, str]]:
@@ -117,12 +136,32 @@ def rulings(log: TableLog, names: Sequence[str]) -> list[tuple[str, str]]:
         if event_type(event) != "Adjusted":
             continue
         who, points = name_of(event.seat, names), event.points
-        if chips:
-            moved = "from the pot" if points > 0 else "into the pot"
-            said = f"{who}: {plural(abs(points), 'chip')} {moved}"
+        if chips and points > 0:
+            said = ngettext(
+                "%(name)s: %(num)s chip from the pot (%(reason)s)",
+                "%(name)s: %(num)s chips from the pot (%(reason)s)",
+                abs(points),
+                name=who,
+                reason=event.reason,
+            )
+        elif chips:
+            said = ngettext(
+                "%(name)s: %(num)s chip into the pot (%(reason)s)",
+                "%(name)s: %(num)s chips into the pot (%(reason)s)",
+                abs(points),
+                name=who,
+                reason=event.reason,
+            )
         else:
-            said = f"{who}: {points:+d} {'point' if abs(points) == 1 else 'points'}"
-        out.append(("Ruling", f"{said} ({event.reason})"))
+            said = ngettext(
+                "%(name)s: %(points)s point (%(reason)s)",
+                "%(name)s: %(points)s points (%(reason)s)",
+                abs(points),
+                name=who,
+                points=f"{points:+d}",
+                reason=event.reason,
+            )
+        out.append((gettext("Ruling"), said))
     return out
 
 
@@ -157,7 +196,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     stand_ins.mark(drawn, log, names, viewer)  # a seat a bot plays, and why
     seat = viewer if isinstance(viewer, int) else None
     if seat is not None and seat < len(drawn.seats):
-        drawn.seats[seat].name = f"{names[seat]} (you)"
+        drawn.seats[seat].name = gettext("%(name)s (you)", name=names[seat])
     table_id = log.id
     game = games.pages_of(log.opened.game)
     missing = undrawn(log.rules.spec, game)
@@ -181,7 +220,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         "table_id": table_id,
         "opened": log.opened,
         "game_name": games.name(log.opened.game),
-        "deal_word": game.deal_word,
+        "deal_word": games.deal_word(log.opened.game),
         "view": shown,
         "status_words": status_words(shown["status"]),
         "version": log.version,

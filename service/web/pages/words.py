@@ -12,6 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from flask_babel import gettext, lazy_gettext
+
+from service.web import languages
+
 #: What a verb the engines write after "seat N" becomes after "you".
 _YOU = {"holds": "hold", "has": "have", "does": "do", "discards": "discard", "is": "are",
         "was": "were", "loads": "load", "plays": "play", "takes": "take"}  # fmt: skip
@@ -22,7 +26,7 @@ _NOT_SEAT = re.compile(r"\bnot (\d+)'s\b")  # Bestia's "it is seat 0's turn …,
 
 def name_of(seat: int, names: Sequence[str]) -> str:
     """A seat by its person, or "seat N" counted from 1 when it has no name here."""
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
+    return names[seat] if 0 <= seat < len(names) else gettext("seat %(num)s", num=seat + 1)
 
 
 def seats_in_words(message: str, names: Sequence[str], you: int | None = None) -> str:
@@ -46,21 +50,36 @@ def seats_in_words(message: str, names: Sequence[str], you: int | None = None) -
     return text[:1].upper() + text[1:]
 
 
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 card``, ``2 cards``."""
-    return f"{count} {word if count == 1 else words or word + 's'}"
-
-
 def ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``11th``."""
+    """A place as the page's language writes it: ``1st``, ``11th``; ``1.º``; ``1.``;
+    ``1er``, ``2e``."""
+    language = languages.current()
+    if language == "es":
+        return f"{n}.º"
+    if language == "fi":
+        return f"{n}."
+    if language == "fr":
+        return f"{n}er" if n == 1 else f"{n}e"
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
 #: A table's status as a page says it.
-STATUS_WORDS = {"waiting_for_deal": "waiting for the deal", "in_deal": "playing",
-                "finished": "finished"}  # fmt: skip
+STATUS_WORDS = {"waiting_for_deal": lazy_gettext("waiting for the deal"),
+                "in_deal": lazy_gettext("playing"),
+                "finished": lazy_gettext("finished")}  # fmt: skip
 
 
 def status_words(status: str) -> str:
-    return STATUS_WORDS.get(status, status.replace("_", " "))
+    said = STATUS_WORDS.get(status)
+    return str(said) if said is not None else status.replace("_", " ")
+
+
+#: A game's word for a deal (``GamePages.deal_word``: "deal"; Oh Quay: "game"), as the pages
+#: say it; the templates' words for a deal (``pages/_words.html``) compare with these.
+DEAL_WORDS = {"deal": lazy_gettext("deal"), "game": lazy_gettext("game")}
+
+
+def deal_word(word: str) -> str:
+    said = DEAL_WORDS.get(word)
+    return str(said) if said is not None else word

@@ -19,6 +19,7 @@ from flask import Flask
 from jinja2 import Environment, TemplateNotFound
 
 from domain.games import SPECS
+from service.web.pages import words
 from service.web.pages.cards import Card, Face
 from service.web.pages.deal_sheet import DealSheet
 from service.web.pages.games import bestia, bottle_imp, oh_quay
@@ -106,4 +107,4 @@ def sheet(game: str) -> DealSheet:
 def deal_word(game: str) -> str:
     """What ``game`` calls a deal ("deal"; Oh Quay: "game")."""
     found = WEB.get(game)
-    return found.deal_word if found else "deal"
+    return words.deal_word(found.deal_word if found else "deal")

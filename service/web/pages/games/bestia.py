@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup
+from flask_babel import gettext, lazy_gettext, ngettext
 
 from domain.games.bestia import GAME_ID
 from domain.games.bestia.cards import NAMES, deck
@@ -20,22 +20,24 @@ from service.web.pages.moves import Field, Group, Offer, Value
 from service.web.pages.scenes import Pile as ScenePile
 from service.web.pages.scenes import Scene, Slot, View, panels, slots, trick
 from service.web.pages.step_words import Part, card_parts, trick_won, who
-from service.web.pages.words import plural
 
 # --- the cards: rank and French suit symbol, red or black; el pánfilo marked ---------------
 
-SUITS = {"C": ("♣", "clubs", "black"), "D": ("♦", "diamonds", "red"),
-         "H": ("♥", "hearts", "red"), "S": ("♠", "spades", "black")}  # fmt: skip
-RANKS = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+SUITS = {"C": ("♣", lazy_gettext("clubs"), "black"),
+         "D": ("♦", lazy_gettext("diamonds"), "red"),
+         "H": ("♥", lazy_gettext("hearts"), "red"),
+         "S": ("♠", lazy_gettext("spades"), "black")}  # fmt: skip
+RANKS = {"J": lazy_gettext("jack"), "Q": lazy_gettext("queen"), "K": lazy_gettext("king"),
+         "A": lazy_gettext("ace")}  # fmt: skip
 
 
 def face(card: Card) -> Face:
     card = str(card)
     rank, suit = card[:-1], card[-1]
     symbol, name, colour = SUITS[suit]
-    title = f"{RANKS.get(rank, rank)} of {name}"
+    title = gettext("%(rank)s of %(suit)s", rank=RANKS.get(rank, rank), suit=name)
     if card == "JC":
-        title += " (el pánfilo)"
+        title = gettext("%(card)s (el pánfilo)", card=title)
     small = "★" if card == "JC" else ""
     return Face(card, rank, f"card french {colour}", title, "", small, (("suit", symbol),))
 
@@ -45,7 +47,7 @@ def face(card: Card) -> Face:
 
 def _payment(line: Mapping[str, Any], names: Sequence[str]) -> str:
     def paid_by(x: Any) -> str:
-        return "the pot" if x == "pot" else names[x]
+        return gettext("the pot") if x == "pot" else names[x]
 
     return f"{paid_by(line['from'])} → {paid_by(line['to'])}: {line['chips']} ({line['reason']})"
 
@@ -56,34 +58,37 @@ def scene(view: View, names: Sequence[str]) -> Scene:
         s = panel.seat
         call = view["calls"][s]
         if call:
-            panel.tags.append("plays" if call == "play" else "passed")
+            panel.tags.append(gettext("plays") if call == "play" else gettext("passed"))
         hand = slots(view["hands"][s], view["hand_sizes"][s])
-        panel.piles.append(ScenePile("Hand", hand, "hand"))
+        panel.piles.append(ScenePile(gettext("Hand"), hand, "hand"))
         exchange = view["exchanges"][s]
         if exchange is not None:
-            panel.notes.append(f"exchanged {exchange['count']}")
+            panel.notes.append(gettext("exchanged %(num)s", num=exchange["count"]))
             if exchange["discarded"]:
-                panel.piles.append(ScenePile("Discarded", slots(exchange["discarded"]), "small"))
+                thrown = slots(exchange["discarded"])
+                panel.piles.append(ScenePile(gettext("Discarded"), thrown, "small"))
             if exchange["drawn"]:
-                panel.piles.append(ScenePile("Drawn", slots(exchange["drawn"]), "small"))
+                drawn = slots(exchange["drawn"])
+                panel.piles.append(ScenePile(gettext("Drawn"), drawn, "small"))
         if s in view["active"]:
-            panel.notes.append(f"tricks won: {view['tricks_won'][s]}")
+            panel.notes.append(gettext("tricks won: %(num)s", num=view["tricks_won"][s]))
     trump = view["trump"]
-    symbol, suit_name, _ = SUITS[trump] if trump else ("", "", "")
+    symbol, suit_name, _colour = SUITS[trump] if trump else ("", "", "")
     centre = [trick(view, names)]
     if view["muestra"]:
-        centre.append(
-            ScenePile("Muestra", [Slot(view["muestra"])], "bottle", f"trump: {suit_name}")
-        )
+        note = gettext("trump: %(suit)s", suit=suit_name)
+        centre.append(ScenePile(gettext("Muestra"), [Slot(view["muestra"])], "bottle", note))
+    pot = ngettext("%(num)s chip", "%(num)s chips", view["pot"])
+    stock = ngettext("%(num)s card", "%(num)s cards", view["stock_size"])
     facts = [
-        ("Trump", f"{symbol} {suit_name}" if trump else "not dealt yet"),
-        ("Pot", f"{view['pot']} chips"),
-        ("Stock", plural(view["stock_size"], "card")),
+        (gettext("Trump"), f"{symbol} {suit_name}" if trump else gettext("not dealt yet")),
+        (gettext("Pot"), pot),
+        (gettext("Stock"), stock),
     ]
     if view.get("outcome"):
-        facts.append(("Outcome", str(view["outcome"])))
+        facts.append((gettext("Outcome"), str(view["outcome"])))
     for line in view.get("payments") or []:
-        facts.append(("Paid", _payment(line, names)))
+        facts.append((gettext("Paid"), _payment(line, names)))
     return Scene(facts, centre, seats)
 
 
@@ -98,8 +103,8 @@ def _piles(log: TableLog, names: Names) -> list[Pile]:
     """``docs/rules/bestia.md``, A deal, 2: five cards a seat, and the muestra."""
     out = [Pile(f"hands-{s}", names[s], HAND, ("hands", s)) for s in range(len(log.opened.seats))]
     dealer = names[log.state.dealer]
-    out.append(Pile("muestra", f"muestra (a card of {dealer}'s hand)", 1, ("muestra",),
-                    marks=True))  # fmt: skip
+    label = gettext("muestra (a card of %(name)s's hand)", name=dealer)
+    out.append(Pile("muestra", label, 1, ("muestra",), marks=True))
     return out
 
 
@@ -113,35 +118,37 @@ def _rules_extra() -> dict[str, Any]:
 
 
 OPTION_WORDS = {
-    "first_dealer": Markup(f"{FIRST_DEALER} In Bestia the deal moves to the right."),
-    "deck": Markup(
+    "first_dealer": lazy_gettext(
+        "%(first_dealer)s In Bestia the deal moves to the right.", first_dealer=FIRST_DEALER
+    ),
+    "deck": lazy_gettext(
         '<code>"short"</code>: 32 cards for three players, 4 more for each further player (see '
         'the table above); <code>"full"</code>: all 52 cards whatever the number of players.'
     ),
-    "ante": Markup("Chips each player puts into the pot before every deal."),
-    "max_exchange": Markup(
+    "ante": lazy_gettext("Chips each player puts into the pot before every deal."),
+    "max_exchange": lazy_gettext(
         "The most cards a player may throw away and redraw in the exchange; <code>0</code> "
         "means no exchange."
     ),
-    "panfilo": Markup(
+    "panfilo": lazy_gettext(
         "Whether the jack of clubs is the pánfilo, the highest trump in every deal. With "
         "<code>false</code> it is an ordinary club and nobody earns the pánfilo bonus."
     ),
-    "must_undertrump": Markup(
+    "must_undertrump": lazy_gettext(
         "With <code>true</code>, a player who cannot follow suit nor beat the trump already "
         "played must still play a lower trump if they hold one."
     ),
-    "multiple_bestia": Markup(
+    "multiple_bestia": lazy_gettext(
         'When several players are in bestia: <code>"flat"</code>, each pays the pot as it '
         'stood after the tricks; <code>"doubling"</code>, each pays the pot as it stands when '
         "they pay, so each payment doubles it."
     ),
-    "trick_pay": Markup(
+    "trick_pay": lazy_gettext(
         'What a trick earns: <code>"one"</code>, one chip; <code>"fifth"</code>, a fifth of the '
         "pot as it stood after the bestia payments, rounded down (the remainder stays in the "
         "pot)."
     ),
-    "panfilo_bonus": Markup(
+    "panfilo_bonus": lazy_gettext(
         "Chips the holder of the pánfilo receives from each other player when tricks are "
         "played; <code>0</code> turns the bonus off."
     ),
@@ -149,8 +156,10 @@ OPTION_WORDS = {
 
 # --- the moves -----------------------------------------------------------------------------
 
-_CALLS = {"play": "Play this deal", "pass": "Pass (sit out)"}
-declare = moves.buttons("Play or pass this deal", lambda body: _CALLS[body["call"]])
+_CALLS = {"play": lazy_gettext("Play this deal"), "pass": lazy_gettext("Pass (sit out)")}
+declare = moves.buttons(
+    lazy_gettext("Play or pass this deal"), lambda body: str(_CALLS[body["call"]])
+)
 
 
 def exchange(offer: Offer) -> list[Group]:
@@ -160,15 +169,21 @@ def exchange(offer: Offer) -> list[Group]:
     hand = list(offer.view["hands"][offer.seat] or [])
     usable = {c for b in bodies for c in b["discard"]}
     values = [Value(c, card=c) for c in hand if c in usable]
-    prompt = f"Exchange up to {most} card{'s' if most != 1 else ''}: tap the ones to discard"
+    prompt = ngettext(
+        "Exchange up to %(num)s card: tap the ones to discard",
+        "Exchange up to %(num)s cards: tap the ones to discard",
+        most,
+    )
     if not usable:
-        prompt = "Exchange: the drawn cards of a recorded deal are entered by the organiser"
+        prompt = gettext(
+            "Exchange: the drawn cards of a recorded deal are entered by the organiser"
+        )
     group = Group(
         "builder",
         prompt,
-        fields=[Field("discard", "Discard", values, many=True)],
+        fields=[Field("discard", gettext("Discard"), values, many=True)],
         actions=bodies,
-        confirm="Exchange",
+        confirm=gettext("Exchange"),
         key=f"{offer.seat}-exchange",
     )
     return [group]
@@ -179,17 +194,35 @@ def exchange(offer: Offer) -> list[Group]:
 
 def _exchanged(data: Mapping[str, Any], names: Names) -> list[Part]:
     n = len(data["discarded"])
-    return [f"{who(data, names)} exchanges {n} card{'' if n == 1 else 's'}",
-            *([": "] if n else []), *(card_parts(data["discarded"]) if n else [])]  # fmt: skip
+    said = ngettext(
+        "%(name)s exchanges %(num)s card", "%(name)s exchanges %(num)s cards", n,
+        name=who(data, names),
+    )  # fmt: skip
+    return [said, *([": "] if n else []), *(card_parts(data["discarded"]) if n else [])]
 
 
 def _mosca(data: Mapping[str, Any], names: Names) -> list[Part]:
     """``Mosca: Bo with 10S JS QS KS AS takes the pot``; equal moscas share it."""
-    words: list[Part] = ["Mosca: "]
+    words: list[Part] = [gettext("Mosca: ")]
     for i, (seat, hand) in enumerate(zip(data["seats"], data["cards"], strict=True)):
-        words += [f"{' and ' if i else ''}{names[seat]} with ", *card_parts(hand)]
-    words.append(" takes the pot" if len(data["seats"]) == 1 else " share the pot")
+        with_ = (
+            gettext(" and %(name)s with ", name=names[seat])
+            if i
+            else gettext("%(name)s with ", name=names[seat])
+        )
+        words += [with_, *card_parts(hand)]
+    alone = len(data["seats"]) == 1
+    words.append(gettext(" takes the pot") if alone else gettext(" share the pot"))
     return words
+
+
+def _declared(data: Mapping[str, Any], names: Names) -> list[Part]:
+    """``Bo says play`` / ``Bo says pass``."""
+    if data["call"] == "play":
+        return [gettext("%(name)s says play", name=who(data, names))]
+    if data["call"] == "pass":
+        return [gettext("%(name)s says pass", name=who(data, names))]
+    return [f"{who(data, names)} {data['call']}"]
 
 
 PAGES = GamePages(
@@ -203,10 +236,10 @@ PAGES = GamePages(
     drawers={"deal": moves.deal, "declare": declare, "exchange": exchange, "play": moves.plays},
     step_words={
         "CardPlayed": lambda data, names: [
-            f"{who(data, names)} plays ",
+            gettext("%(name)s plays ", name=who(data, names)),
             *card_parts([data["card"]]),
         ],
-        "Declared": lambda data, names: [f"{who(data, names)} says {data['call']}"],
+        "Declared": _declared,
         "CardsExchanged": _exchanged,
         "MoscaWon": _mosca,
         "TrickCompleted": trick_won,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup
+from flask_babel import gettext, lazy_gettext, ngettext
 
 from domain.games.bottle_imp import GAME_ID, SPEC, layout
 from domain.games.bottle_imp.cards import COINS, DECK, START_CARD, SUIT, SUITS
@@ -19,24 +19,34 @@ from service.web.pages.moves import Field, Group, Offer
 from service.web.pages.scenes import Pile as ScenePile
 from service.web.pages.scenes import Scene, SeatPanel, Slot, View, panels, slots, trick
 from service.web.pages.step_words import Part, card_parts, who
-from service.web.pages.words import plural
 
 # --- the cards: the number on its suit's colour, coins as pips -----------------------------
 
 _INITIAL = {"yellow": "Y", "blue": "B", "red": "R"}
+_COLOURS = {
+    "yellow": lazy_gettext("yellow"),
+    "blue": lazy_gettext("blue"),
+    "red": lazy_gettext("red"),
+}
 
 
 def face(card: Card) -> Face:
     card = int(card)
     if card == START_CARD:
-        return Face(card, "19", "card imp start", "19, the start card under the bottle")
+        return Face(card, "19", "card imp start", gettext("19, the start card under the bottle"))
     suit = SUITS[SUIT[card]]
     coins = COINS[card]
     return Face(
         card,
         str(card),
         f"card imp imp-{suit}",
-        f"{card} ({suit}, {coins} coin{'s' if coins > 1 else ''})",
+        ngettext(
+            "%(card)s (%(suit)s, %(num)s coin)",
+            "%(card)s (%(suit)s, %(num)s coins)",
+            coins,
+            card=card,
+            suit=str(_COLOURS.get(suit, suit)),
+        ),
         _INITIAL[suit],
         "●" * coins,
     )
@@ -60,25 +70,35 @@ def _seat(panel: SeatPanel, view: View) -> None:
     open_pile = (view.get("open_hands") or [None, None])[s] if bright else None
     sizes = dict(_per_pile(view["hand_sizes"][s], variant))
     for pile, cards in _per_pile(view["hands"][s], variant):
-        label = "Hand" if not pile else f"Pile {pile}" + (" (open)" if pile == open_pile else "")
+        if not pile:
+            label = gettext("Hand")
+        elif pile == open_pile:
+            label = gettext("Pile %(pile)s (open)", pile=pile)
+        else:
+            label = gettext("Pile %(pile)s", pile=pile)
         panel.piles.append(ScenePile(label, slots(cards, sizes[pile]), "hand"))
     for pile, card in _per_pile(view["discards"][s], variant):
         if card is not None:
-            label = f"Laid in the devil's trick {pile}".strip()
+            label = gettext("Laid in the devil's trick %(pile)s", pile=pile).strip()
             panel.piles.append(ScenePile(label, [Slot(card)], "small"))
     for pile, passed in _per_pile(view["passes"][s], variant):
         if passed:
-            label = "Passed left, right" if len(passed) == 2 else f"Passed {pile}".strip()
+            if len(passed) == 2:
+                label = gettext("Passed left, right")
+            else:
+                label = gettext("Passed %(pile)s", pile=pile).strip()
             panel.piles.append(ScenePile(label, slots(passed), "small"))
     for pile, got in _per_pile(view["received"][s], variant):
         if got:
-            panel.piles.append(ScenePile(f"Received {pile}".strip(), slots(got), "small"))
+            label = gettext("Received %(pile)s", pile=pile).strip()
+            panel.piles.append(ScenePile(label, slots(got), "small"))
     won = view["won"][s]
     if won:
         coins = sum(COINS[c] for c in won)
-        panel.piles.append(ScenePile("Won", slots(won), "small", plural(coins, "coin")))
+        said = ngettext("%(num)s coin", "%(num)s coins", coins)
+        panel.piles.append(ScenePile(gettext("Won"), slots(won), "small", said))
     if view.get("scores") is not None:
-        panel.notes.append(f"this deal: {view['scores'][s]:+d}")
+        panel.notes.append(gettext("this deal: %(score)s", score=f"{view['scores'][s]:+d}"))
 
 
 def scene(view: View, names: Sequence[str]) -> Scene:
@@ -87,20 +107,29 @@ def scene(view: View, names: Sequence[str]) -> Scene:
     seats = panels(view, names)
     for panel in seats:
         if owner == panel.seat:
-            panel.tags.append("bottle")
+            panel.tags.append(gettext("bottle"))
         _seat(panel, view)
-    price_note = f"owner: {names[owner]}" if owner is not None else "nobody owns it yet"
-    price = ScenePile("Bottle", [Slot(bottle["price"], "price")], "bottle", price_note)
+    if owner is not None:
+        price_note = gettext("owner: %(name)s", name=names[owner])
+    else:
+        price_note = gettext("nobody owns it yet")
+    price_slot = Slot(bottle["price"], gettext("price"))
+    price = ScenePile(gettext("Bottle"), [price_slot], "bottle", price_note)
     centre = [trick(view, names), price]
     devil = view.get("devil_trick")
     if devil is not None or view["devil_trick_size"]:
-        centre.append(ScenePile("Devil's trick", slots(devil, view["devil_trick_size"]), "small"))
+        devils = slots(devil, view["devil_trick_size"])
+        centre.append(ScenePile(gettext("Devil's trick"), devils, "small"))
     facts = [
-        ("Bottle", f"price {bottle['price']}, {price_note}"),
-        ("Tricks played", str(view["tricks_played"])),
+        (
+            gettext("Bottle"),
+            gettext("price %(price)s, %(note)s", price=bottle["price"], note=price_note),
+        ),
+        (gettext("Tricks played"), str(view["tricks_played"])),
     ]
     if view["variant"] == layout.LOPAKA:
-        facts.append(("Lopaka", "plays by itself; its hand is open once the exchange is done"))
+        lopaka = gettext("plays by itself; its hand is open once the exchange is done")
+        facts.append(("Lopaka", lopaka))
     return Scene(facts, centre, seats)
 
 
@@ -128,7 +157,7 @@ def _piles(log: TableLog, names: Names) -> list[Pile]:
     players = len(opened.seats)
     if opened.variant == layout.BRIGHT_HOUSE:
         return [
-            Pile(f"hands-{s}-{p}", f"{names[s]}: pile {p}", 9, ("hands", s, p))
+            Pile(f"hands-{s}-{p}", _pile_label(names[s], p), 9, ("hands", s, p))
             for s in range(players)
             for p in layout.PILES
         ]
@@ -136,8 +165,12 @@ def _piles(log: TableLog, names: Names) -> list[Pile]:
     size = 11 if opened.variant == layout.LOPAKA else 36 // hands
     out = [Pile(f"hands-{s}", names[s], size, ("hands", s)) for s in range(hands)]
     if opened.variant == layout.LOPAKA:
-        out.append(Pile("devil", "the devil's trick", 3, ("devil",)))
+        out.append(Pile("devil", gettext("the devil's trick"), 3, ("devil",)))
     return out
+
+
+def _pile_label(name: str, pile: str) -> str:
+    return gettext("%(name)s: pile %(pile)s", name=name, pile=pile)
 
 
 def _card(text: str) -> Card:
@@ -163,7 +196,9 @@ def _rules_extra() -> dict[str, Any]:
 
 
 OPTION_WORDS = {
-    "first_dealer": Markup(f"{FIRST_DEALER} In Lopaka, seat 0 or 1 (Lopaka never deals)."),
+    "first_dealer": lazy_gettext(
+        "%(first_dealer)s In Lopaka, seat 0 or 1 (Lopaka never deals).", first_dealer=FIRST_DEALER
+    ),
 }
 
 # --- the moves -----------------------------------------------------------------------------
@@ -174,7 +209,10 @@ def discards(offer: Offer) -> list[Group]:
     groups = []
     for hand, per_hand in moves.by_hand(offer.bodies).items():
         row = [moves.CardMove(b["card"], b) for b in per_hand]
-        prompt = f"Lay one card{moves.of_pile(hand)} in the devil's trick"
+        if hand:
+            prompt = gettext("Lay one card of pile %(pile)s in the devil's trick", pile=hand)
+        else:
+            prompt = gettext("Lay one card in the devil's trick")
         groups.append(Group("cards", prompt, cards=row))
     return groups
 
@@ -192,48 +230,72 @@ def passes(offer: Offer) -> list[Group]:
             lefts = moves.card_values([b["left"] for b in some])
             rights = moves.card_values([b["right"] for b in some])
             fields = [
-                Field("left", f"Pass left, to {left}", lefts),
-                Field("right", f"Pass right, to {right}", rights),
+                Field("left", gettext("Pass left, to %(name)s", name=left), lefts),
+                Field("right", gettext("Pass right, to %(name)s", name=right), rights),
             ]
-            prompt = "Pass one card to each neighbour"
+            prompt = gettext("Pass one card to each neighbour")
         else:
             name = "opponent" if "opponent" in first else "card"
             other = names[1 - seat]
-            fields = [Field(name, f"Pass to {other}", moves.card_values([b[name] for b in some]))]
-            prompt = f"Pass one card{moves.of_pile(hand)} to {other}"
+            values = moves.card_values([b[name] for b in some])
+            fields = [Field(name, gettext("Pass to %(name)s", name=other), values)]
+            if hand:
+                prompt = gettext(
+                    "Pass one card of pile %(pile)s to %(name)s", pile=hand, name=other
+                )
+            else:
+                prompt = gettext("Pass one card to %(name)s", name=other)
         key = f"{seat}-pass-{hand or ''}"
-        built = Group("builder", prompt, fields=fields, actions=some, confirm="Pass", key=key)
+        confirm = gettext("Pass")
+        built = Group("builder", prompt, fields=fields, actions=some, confirm=confirm, key=key)
         groups.append(built)
     return groups
 
 
-choose_open = moves.buttons("Choose which pile lies open", lambda body: f"Open pile {body['hand']}")
+choose_open = moves.buttons(
+    lazy_gettext("Choose which pile lies open"),
+    lambda body: gettext("Open pile %(pile)s", pile=body["hand"]),
+)
 
 # --- the replay's words --------------------------------------------------------------------
 
 
 def _played(data: Mapping[str, Any], names: Names) -> list[Part]:
-    pile = f" from pile {data['hand']}" if data.get("hand") else ""
-    return [f"{who(data, names)} plays{pile} ", *card_parts([data["card"]])]
+    if data.get("hand"):
+        said = gettext(
+            "%(name)s plays from pile %(pile)s ", name=who(data, names), pile=data["hand"]
+        )
+    else:
+        said = gettext("%(name)s plays ", name=who(data, names))
+    return [said, *card_parts([data["card"]])]
 
 
 def _discarded(data: Mapping[str, Any], names: Names) -> list[Part]:
-    return [f"{who(data, names)} lays in the devil's trick ", *card_parts([data["card"]])]
+    said = gettext("%(name)s lays in the devil's trick ", name=who(data, names))
+    return [said, *card_parts([data["card"]])]
 
 
 def _passed(data: Mapping[str, Any], names: Names) -> list[Part]:
     if "left" in data:
-        return [f"{who(data, names)} passes left ", *card_parts([data["left"]]), " and right ",
+        return [gettext("%(name)s passes left ", name=who(data, names)),
+                *card_parts([data["left"]]), gettext(" and right "),
                 *card_parts([data["right"]])]  # fmt: skip
     passed = [data.get("opponent"), data.get("card")]
-    return [f"{who(data, names)} passes ", *card_parts(passed)]
+    return [gettext("%(name)s passes ", name=who(data, names)), *card_parts(passed)]
 
 
 def _trick_won(data: Mapping[str, Any], names: Names) -> list[Part]:
-    words = f"Trick {data['trick']}: {names[data['winner']]} wins"
+    trick, name = data["trick"], names[data["winner"]]
     if data.get("owner") == data["winner"] and data.get("price") in data["cards"]:
-        words += f" and buys the bottle at {data['price']}"
-    return [words]
+        return [
+            gettext(
+                "Trick %(trick)s: %(name)s wins and buys the bottle at %(price)s",
+                trick=trick,
+                name=name,
+                price=data["price"],
+            )
+        ]
+    return [gettext("Trick %(trick)s: %(name)s wins", trick=trick, name=name)]
 
 
 PAGES = GamePages(
@@ -255,8 +317,10 @@ PAGES = GamePages(
         "CardPlayed": _played,
         "CardDiscarded": _discarded,
         "CardsPassed": _passed,
-        "PassesDelivered": lambda data, names: ["The passed cards are delivered"],
-        "OpenHandChosen": lambda data, names: [f"{who(data, names)} opens pile {data['hand']}"],
+        "PassesDelivered": lambda data, names: [gettext("The passed cards are delivered")],
+        "OpenHandChosen": lambda data, names: [
+            gettext("%(name)s opens pile %(pile)s", name=who(data, names), pile=data["hand"])
+        ],
         "TrickCompleted": _trick_won,
     },
     winning_card=winning_card,

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import lazy_gettext
+from flask_babel.speaklater import LazyString
 from markupsafe import Markup
 
 from service.web.pages.cards import Card, Face
@@ -27,7 +29,7 @@ SceneBuilder = Callable[[View, Sequence[str]], Scene]
 #: The rules pages' words for ``first_dealer``, the option every game takes
 #: (``domain.games.options.COMMON``); each game adds what is its own
 #: (``GamePages.option_words``).
-FIRST_DEALER = (
+FIRST_DEALER = lazy_gettext(
     "The seat that is dealer in the first deal (seat 0 unless set). After each deal the role "
     "moves one seat on in the direction of play."
 )
@@ -78,7 +80,7 @@ class GamePages:
     scene: SceneBuilder
     sheet: DealSheet
     rules: RulesPage
-    option_words: Mapping[str, Markup]
+    option_words: Mapping[str, Markup | LazyString]
     deal_word: str
     drawers: Mapping[str, Drawer]
     step_words: Mapping[str, StepWords]
