@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from domain.games import GAMES
 from tests.factories import table_body, tournament_body
 from tests.service.test_tables_api import assert_problem, bearer
 from tests.service.tournament_play import (
@@ -34,8 +33,8 @@ from tests.service.tournament_play import (
     standings,
 )
 
-#: Every game the engine registers (Bestia and Oh Quay join as soon as they are).
-REGISTERED = [game for game in GAME_SETUPS if game in GAMES]
+#: Every game the engine registers (``domain.games.SPECS``).
+REGISTERED = list(GAME_SETUPS)
 
 
 def tournament_of(client: FlaskClient, tournament: str) -> Json:

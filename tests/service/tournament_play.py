@@ -15,17 +15,24 @@ from typing import Any
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from domain.games import SPECS
 from tests.factories import player_body, tournament_body
 from tests.helpers import ADMIN_TOKEN
 
 Json = dict[str, Any]
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
-#: A short tournament per game: the smallest table it seats and a one-deal match.
+#: A short tournament of every registered game: its default variant at the smallest table
+#: it seats, a one-deal match with its quick options.
 GAME_SETUPS: dict[str, Json] = {
-    "bottle-imp": {},
-    "bestia": {"bestia": True},
-    "oh-quay": {"oh_quay": True},
+    spec.id: {
+        "game": spec.id,
+        "table_size": min(spec.players[spec.default_variant]),
+        "target_score": None,
+        "max_deals": 1,
+        "rules": dict(spec.quick_options),
+    }
+    for spec in SPECS.values()
 }
 
 
