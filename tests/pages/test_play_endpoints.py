@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from domain.games import SPECS
 from service.web.pages.session import csrf_token
 from tests.pages.consoles import session_of
 from tests.pages.tables import (
@@ -255,7 +256,7 @@ def test_a_seat_page_offers_exactly_its_legal_actions(client: FlaskClient, kind:
             assert not tapped & built, "a move offered twice"
 
 
-@pytest.mark.parametrize("kind", ["bottle-imp", "bestia", "oh-quay"])
+@pytest.mark.parametrize("kind", list(SPECS))  # each game's default variant, by its id
 def test_the_table_page_links_its_games_rules(client: FlaskClient, kind: str) -> None:
     table = open_table(client, kind)
     page = open_page(client, table, 0).get_data(as_text=True)
