@@ -234,6 +234,10 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
         "console: slips": (console, f"/console/tournaments/{tournament}/rounds/1/slips"),
         "console: round's table": (console, f"/console/tables/{round_table}"),
     }  # fmt: skip
+    waiting = new_tournament(api, name="Kerho", table_size=3)
+    early = enter(api, waiting, "Ann")[0]
+    me = f"/tournaments/{waiting}/me"
+    pages["me: before round 1"] = (seat_client(app, me, early["token"]), me)
     dealt_by_hand = post_table(api, table_body(seats=[{"name": n} for n in ("Ann", "Bo", "Cy")]))
     pages["console: record a deal"] = (console, f"/console/tables/{dealt_by_hand.id}/deal")
     for game in ("bottle-imp", "bestia", "oh-quay"):
@@ -269,7 +273,8 @@ def render(club: Club, name: str, language: str) -> str:
 
 
 PAGES = [
-    "home", "rules", "not found", "standings", "wall", "me", "console", "console: players",
+    "home", "rules", "not found", "standings", "wall", "me", "me: before round 1", "console",
+    "console: players",
     "console: new tournament", "console: new table", "console: tournament", "console: slips",
     "console: round's table", "console: record a deal",
     *[f"{game}: {kind}" for game in ("bottle-imp", "bestia", "oh-quay")
@@ -356,3 +361,16 @@ def test_a_rules_page_is_the_games_own_page_in_that_language(club: Club, languag
         ids = set(re.findall(r'\bid="([^"]+)"', english))
         assert ids <= set(re.findall(r'\bid="([^"]+)"', page)), (game, language)
         assert page != english
+
+
+@pytest.mark.parametrize("language", OTHERS)
+def test_the_app_does_not_start_without_a_rules_page_in_every_language(language: str) -> None:
+    """The startup check (``service.web.pages.games.checks``) names a missing rules page."""
+    from domain.games import SPECS
+    from service.web.pages.games import WEB
+    from service.web.pages.games.checks import missing_pieces
+
+    missing = f"games/bestia/rules.{language}.html"
+    found = missing_pieces(SPECS, WEB, lambda name: name != missing)
+    assert found == [f"bestia: its rules page in {language!r}, {missing!r}, is not there"]
+    assert missing_pieces(SPECS, WEB, lambda name: True) == []
