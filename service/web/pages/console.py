@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Response, request
+from flask_babel import gettext
 
 from domain.bots import BOT_NAMES
 from domain.errors import RuleViolation
@@ -168,7 +169,7 @@ def post_table() -> Response:
     opened in the transaction that records the form's key (a second post: the same table)."""
     game_id = game_or_none()
     if game_id is None:
-        return _table_form(None, {}, {}, ("unknown_game", "choose a game"), 422)
+        return _table_form(None, {}, {}, ("unknown_game", gettext("choose a game")), 422)
     spec = SPECS[game_id]
     form = request.form
     body, errors = forms.table_body(spec, form)
@@ -180,8 +181,8 @@ def post_table() -> Response:
 
     def work(connection: Any) -> tuple[CreatedTable, formkeys.Outcome]:
         created = create_table(spec_body, connection)
-        return created, formkeys.Outcome(target("console.table", "Table opened.",
-                                                table_id=created.id))  # fmt: skip
+        opened = target("console.table", gettext("Table opened."), table_id=created.id)
+        return created, formkeys.Outcome(opened)
 
     try:
         made = formkeys.once(work)
@@ -189,7 +190,7 @@ def post_table() -> Response:
         return _table_form(game_id, form, {}, refusal(refused_by_rules), 422)
     if isinstance(made, formkeys.Outcome):
         return go(made.redirect or "/console")
-    return go(target("console.table", "Table opened.", table_id=made.id))
+    return go(target("console.table", gettext("Table opened."), table_id=made.id))
 
 
 # --- a table ---------------------------------------------------------------------------------
@@ -243,11 +244,11 @@ def adjust(table_id: str) -> Response:
     points = forms.whole(form, "points", errors)
     reason = form.get("reason", "").strip()
     if not reason:
-        errors["reason"] = "say why"
+        errors["reason"] = gettext("say why")
     if seat is None and "seat" not in errors:
-        errors["seat"] = "choose a seat"
+        errors["seat"] = gettext("choose a seat")
     if points is None and "points" not in errors:
-        errors["points"] = "how many points (e.g. -10)"
+        errors["points"] = gettext("how many points (e.g. -10)")
     body, found, _ = (None, {}, None) if errors else validated(ACTION_SCHEMA, {
         "type": "adjust", "seat": seat, "points": points, "reason": reason})  # fmt: skip
     errors.update(found)
@@ -259,8 +260,8 @@ def adjust(table_id: str) -> Response:
     except (RuleViolation, ApplicationError) as refused:
         return table_page(table_id, 422, adjust_refused=refusal(refused), adjust_values=form)
     who = name_of(body["seat"], seat_names(_load_table(table_id).opened))
-    return go(target("console.table", f"{body['points']:+d} to {who} recorded.",
-                     table_id=table_id))  # fmt: skip
+    said = gettext("%(points)s to %(name)s recorded.", points=f"{body['points']:+d}", name=who)
+    return go(target("console.table", said, table_id=table_id))
 
 
 @blueprint.post("/tables/<id:table_id>/seats/<int:seat>/token")
@@ -268,8 +269,8 @@ def reissue(table_id: str, seat: int) -> Response:
     """A fresh link for one seat (a lost phone), once the organiser has ticked that the old
     one stops: shown on this answer only. A second post of the same form issues nothing."""
     if request.form.get("sure") != "yes":
-        return table_page(table_id, 422, reissue_refused=(
-            "validation_error", 'tick "yes, stop the old link" to give a new link'))  # fmt: skip
+        asked = gettext('tick "yes, stop the old link" to give a new link')
+        return table_page(table_id, 422, reissue_refused=("validation_error", asked))
     back = target("console.table", table_id=table_id)
 
     def work(connection: Any) -> tuple[str, formkeys.Outcome]:
@@ -360,7 +361,7 @@ def record_deal(table_id: str) -> Response:
         code, said = refusal(refused_by_rules)
         worded = (code, seats_in_words(said, seat_names(log.opened)))
         return _deal_page(table_id, request.form, worded, 422)
-    return go(target("console.table", "Deal recorded.", table_id=table_id))
+    return go(target("console.table", gettext("Deal recorded."), table_id=table_id))
 
 
 #: ``console_tournaments`` and ``console_players`` register their routes on the same blueprint.

@@ -26,6 +26,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup
 from marshmallow import ValidationError
 
@@ -184,15 +185,26 @@ def refusal(error: Exception) -> tuple[str, str]:
     raise error
 
 
+#: What a one-time form showed (``formkeys.Outcome.shown``, stored in English), as said now.
+SHOWN_WORDS = {
+    "seat's new link": lazy_gettext("seat's new link"),
+    "person's new link": lazy_gettext("person's new link"),
+    "round's seat slips": lazy_gettext("round's seat slips"),
+}
+
+
 def shown_again(outcome: formkeys.Outcome) -> Response:
     """A repeated post of a form that showed a one-time secret: it is not issued again;
     a page says so and where to issue a new one (409 ``form_already_sent``)."""
     return error_page(
         409,
         "form_already_sent",
-        f"This form was sent already (a second tap, or a reload), and its {outcome.shown} "
-        "was shown then: nothing new was issued. To show it again, go back and issue it "
-        "anew: what was shown before then stops working.",
+        gettext(
+            "This form was sent already (a second tap, or a reload), and its %(shown)s was "
+            "shown then: nothing new was issued. To show it again, go back and issue it anew: "
+            "what was shown before then stops working.",
+            shown=str(SHOWN_WORDS.get(outcome.shown or "", outcome.shown)),
+        ),
         back=outcome.back,
     )
 
@@ -212,7 +224,7 @@ def flat(messages: Any, prefix: str = "") -> dict[str, str]:
 def marked(errors: Mapping[str, str]) -> tuple[str, str]:
     """The refusal above a form whose fields are marked one by one."""
     fields = ", ".join(field_words(name.replace("opt-", "")) for name in errors)
-    return "validation_error", f"check what is marked below ({fields})"
+    return "validation_error", gettext("check what is marked below (%(fields)s)", fields=fields)
 
 
 def field_words(path: str) -> str:
@@ -223,20 +235,20 @@ def field_words(path: str) -> str:
 
 #: marshmallow's words, and what they ask a person to do.
 _SCHEMA_WORDS = {
-    "Missing data for required field.": "fill it in",
-    "Field may not be null.": "fill it in",
-    "Not a valid integer.": "a whole number, please",
-    "Not a valid string.": "type it as text",
-    "Unknown field.": "this form has no such field",
+    "Missing data for required field.": lazy_gettext("fill it in"),
+    "Field may not be null.": lazy_gettext("fill it in"),
+    "Not a valid integer.": lazy_gettext("a whole number, please"),
+    "Not a valid string.": lazy_gettext("type it as text"),
+    "Unknown field.": lazy_gettext("this form has no such field"),
 }
 
 
 def in_words(message: str) -> str:
     """A schema's message as the console says it (lower case first: it follows a label)."""
-    said = _SCHEMA_WORDS.get(message, message)
+    said = str(_SCHEMA_WORDS.get(message, message))
     length = re.fullmatch(r"Length must be between 1 and (\d+)\.", said)
     if length:
-        said = f"type 1 to {length[1]} characters"
+        said = gettext("type 1 to %(most)s characters", most=length[1])
     return said[:1].lower() + said[1:]
 
 

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext, lazy_gettext, ngettext
+
 from domain.bots import BOT_NAMES
 from domain.games import SPECS, game
 from domain.games.options import Option
@@ -49,12 +51,21 @@ def _form_value(value: object) -> str:
     return str(value)
 
 
+#: What a default that is not a value means (``Option.default_words``), in the viewer's language.
+_DEFAULT_WORDS = {"the table's first_dealer": lazy_gettext("the table's first_dealer")}
+
+
 def option_field(option: Option) -> OptionField:
-    """A declared option (``domain.games.options``) as a form field."""
+    """A declared option (``domain.games.options``) as a form field, in the viewer's
+    language (what it takes as the rules page says it)."""
+    from service.web.pages.rules import takes_words  # the rules page imports the games
+
     kind = {"bool": "bool", "choice": "choice"}.get(option.type, "int")
     choices = ("true", "false") if kind == "bool" else tuple(map(_form_value, option.choices))
     default = "" if option.default is None else _form_value(option.default)
-    return OptionField(option.name, option.takes, kind, choices, default, option.default_text)
+    said = _DEFAULT_WORDS.get(option.default_text)
+    default_text = str(said) if said is not None else option.default_text
+    return OptionField(option.name, takes_words(option), kind, choices, default, default_text)
 
 
 def option_fields(spec: GameSpec) -> list[OptionField]:
@@ -75,12 +86,16 @@ def read_options(
             continue
         if f.kind == "bool":
             if raw not in ("true", "false"):
-                errors[f.name] = f"{f.label} takes {f.takes}"
+                errors[f.name] = gettext(
+                    "%(option)s takes %(takes)s", option=f.label, takes=f.takes
+                )
                 continue
             options[f.name] = raw == "true"
         elif f.kind == "int":
             if not _is_whole(raw):
-                errors[f.name] = f"{f.label} takes {f.takes}"
+                errors[f.name] = gettext(
+                    "%(option)s takes %(takes)s", option=f.label, takes=f.takes
+                )
                 continue
             options[f.name] = int(raw)
         else:
@@ -105,7 +120,7 @@ def whole(form: Mapping[str, str], name: str, errors: dict[str, str]) -> int | N
     if raw == "":
         return None
     if not _is_whole(raw):
-        errors[name] = "a whole number, in the digits 0 to 9"
+        errors[name] = gettext("a whole number, in the digits 0 to 9")
         return None
     return int(raw)
 
@@ -115,10 +130,14 @@ def whole(form: Mapping[str, str], name: str, errors: dict[str, str]) -> int | N
 SEAT_KINDS = ("person", "player", *(f"bot:{name}" for name in BOT_NAMES), "empty")
 
 
+_SEAT_KIND_WORDS = {"person": lazy_gettext("person"), "player": lazy_gettext("player id"),
+                    "empty": lazy_gettext("no seat")}  # fmt: skip
+
+
 def seat_kind_label(kind: str) -> str:
     if kind.startswith("bot:"):
-        return f"bot: {kind[4:]}"
-    return {"person": "person", "player": "player id", "empty": "no seat"}[kind]
+        return gettext("bot: %(bot)s", bot=kind[4:])
+    return str(_SEAT_KIND_WORDS[kind])
 
 
 def max_seats(spec: GameSpec) -> int:
@@ -133,14 +152,15 @@ def read_seats(form: Mapping[str, str], count: int) -> tuple[list[dict[str, str]
         kind = form.get(f"seat-{i}-kind", "empty")
         who = form.get(f"seat-{i}-who", "").strip()
         if kind not in SEAT_KINDS:
-            errors[f"seat-{i}"] = "choose who sits here"
+            errors[f"seat-{i}"] = gettext("choose who sits here")
             continue
         if kind == "empty":
             continue
         if kind.startswith("bot:"):
             seats.append({"bot": kind[4:]})
         elif not who:
-            errors[f"seat-{i}"] = "type a name" if kind == "person" else "type the player's id"
+            asked = gettext("type a name") if kind == "person" else gettext("type the player's id")
+            errors[f"seat-{i}"] = asked
         else:
             seats.append({"name": who} if kind == "person" else {"player_id": who})
     return seats, errors
@@ -231,10 +251,13 @@ class DefaultMatch:
     @property
     def text(self) -> str:
         if self.target_score is None:
-            return f"{self.max_deals} deals"
-        until = f"first to {self.target_score}"
-        cap = f", at most {self.max_deals} deals" if self.max_deals else ""
-        return f"{until}{cap}" + (f": about {self.deals} deals" if self.deals else "")
+            return ngettext("%(num)s deal", "%(num)s deals", self.max_deals or 0)
+        said = gettext("first to %(target)s", target=self.target_score)
+        if self.max_deals:
+            said += ngettext(", at most %(num)s deal", ", at most %(num)s deals", self.max_deals)
+        if self.deals:
+            said += ngettext(": about %(num)s deal", ": about %(num)s deals", self.deals)
+        return said
 
 
 def default_matches(spec: GameSpec) -> list[DefaultMatch]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, request
+from flask_babel import gettext
 
 from domain.errors import RuleViolation
 from domain.names import MAX_PERSON
@@ -51,7 +52,9 @@ def register() -> Response:
 
     def run() -> formkeys.Outcome:
         player = register_player(checked["name"])
-        said = f"{player['name']} registered: enter them in a tournament by name."
+        said = gettext(
+            "%(name)s registered: enter them in a tournament by name.", name=player["name"]
+        )
         return formkeys.Outcome(target("console.players", said))
 
     try:

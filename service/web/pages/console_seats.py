@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Response, request
+from flask_babel import gettext
 
 from domain.errors import WRONG_TIME_CODES, RuleViolation
 from service.application.seats import hand_back_seat, take_over_seat
@@ -41,7 +42,8 @@ def hand_to_bot(table_id: str, seat: int) -> Response:
     typed = {"seat": seat, "bot": form.get("bot", ""), "reason": form.get("reason", "")}
     body, _, refused = validated(TAKE_OVER_SCHEMA, {"bot": typed["bot"], "reason": typed["reason"]})
     if form.get("sure") != "yes":
-        body, refused = None, ("validation_error", 'tick "yes, a bot plays this seat" first')
+        asked = gettext('tick "yes, a bot plays this seat" first')
+        body, refused = None, ("validation_error", asked)
     if body is None:
         return table_page(table_id, 422, seat_refused=refused, bot_form=typed)
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Response, request
+from flask_babel import gettext
 
 from domain.errors import RuleViolation
 from domain.games import SPECS
@@ -55,6 +56,8 @@ from service.web.pages.console_base import (
     validated,
 )
 from service.web.pages.console_players import player_named
+from service.web.pages.scenes import bot_name
+from service.web.pages.words import name_of
 from service.web.problems import ApiError, status_of
 from service.web.schemas.tournaments import EntryCreateSchema, TournamentCreateSchema
 
@@ -96,7 +99,7 @@ def post_tournament() -> Response:
     command; a second post of the form lands on the tournament the first created."""
     game_id = game_or_none()
     if game_id is None:
-        return _tournament_form(None, {}, {}, ("unknown_game", "choose a game"), 422)
+        return _tournament_form(None, {}, {}, ("unknown_game", gettext("choose a game")), 422)
     form = request.form
     body, errors = forms.tournament_body(SPECS[game_id], form)
     if errors:
@@ -108,7 +111,7 @@ def post_tournament() -> Response:
     def run() -> formkeys.Outcome:
         log = create_tournament(checked)
         return formkeys.Outcome(
-            target("console.tournament", "Tournament created.", tournament_id=log.id)
+            target("console.tournament", gettext("Tournament created."), tournament_id=log.id)
         )
 
     try:
@@ -132,9 +135,9 @@ def round_tables(tournament_id: str, number: int) -> dict[str, Any]:
         finished = state.rounds[number - 1].results
         house = dict(SPECS[state.config.game].house_seats.get(state.config.variant, ()))
         for t in seating["tables"]:
-            names = {**house, **{s["seat"]: s["name"] or f"{s['bot']} bot" for s in t["seats"]}}
+            names = {**house, **{s["seat"]: s["name"] or bot_name(s["bot"]) for s in t["seats"]}}
             bots = {s["seat"] for s in t["seats"] if s["bot"]} | set(house)
-            t["to_act_names"] = [names.get(s, f"seat {s + 1}") for s in t["to_act"]]
+            t["to_act_names"] = [names.get(s) or name_of(s, ()) for s in t["to_act"]]
             t["person_deals"] = t["status"] == "waiting_for_deal" and any(
                 s not in bots for s in t["to_act"]
             )
@@ -153,7 +156,7 @@ def _results(
         log = table_logs().load(connection, table_id)
         totals = list(log.rules.view(log.state, None)["totals"])
         places = [None] * len(totals)
-    rows = [{"name": names.get(seat, f"seat {seat + 1}"), "total": total,
+    rows = [{"name": names.get(seat) or name_of(seat, ()), "total": total,
              "place": places[seat], "bot": seat in bots}
             for seat, total in enumerate(totals)]  # fmt: skip
     if ended is not None:
@@ -173,7 +176,7 @@ def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Res
         log=log,
         state=state,
         config=state.config,
-        status_word="finished" if state.finished else "playing" if state.in_progress else "open",
+        status_word=_status_word(state),
         round_shown=shown,
         seating=round_tables(tournament_id, shown) if shown else None,
         standings=standings,
@@ -182,6 +185,12 @@ def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Res
         note=note(),
         **extra,
     )
+
+
+def _status_word(state: Any) -> str:
+    if state.finished:
+        return gettext("finished")
+    return gettext("playing") if state.in_progress else gettext("open")
 
 
 @blueprint.get("/tournaments/<id:tournament_id>")
@@ -225,7 +234,7 @@ def enter(tournament_id: str) -> Response:
 
     def run() -> str:
         entry = add_entry(tournament_id, checked.get("name"), checked.get("player_id"))
-        return f"{entry.name} entered."
+        return gettext("%(name)s entered.", name=entry.name)
 
     return _tournament_action(tournament_id, run)
 
@@ -247,11 +256,11 @@ def withdraw(tournament_id: str, entry: int) -> Response:
     """Withdraw an entry, once the organiser has ticked that they play no more (an undo
     is offered beside it afterwards)."""
     if request.form.get("sure") != "yes":
-        return _tournament_page(tournament_id, 422, refused=(
-            "validation_error", 'tick "yes, … plays no more" to withdraw them'))  # fmt: skip
+        asked = gettext('tick "yes, … plays no more" to withdraw them')
+        return _tournament_page(tournament_id, 422, refused=("validation_error", asked))
 
     def run() -> str:
-        return f"{withdraw_entry(tournament_id, entry).name} withdrawn."
+        return gettext("%(name)s withdrawn.", name=withdraw_entry(tournament_id, entry).name)
 
     return _tournament_action(tournament_id, run)
 
@@ -261,7 +270,8 @@ def take_back(tournament_id: str, entry: int) -> Response:
     """Undo a withdrawal: the entry is seated again from the next round."""
 
     def run() -> str:
-        return f"{return_entry(tournament_id, entry).name} is back: seated from the next round."
+        name = return_entry(tournament_id, entry).name
+        return gettext("%(name)s is back: seated from the next round.", name=name)
 
     return _tournament_action(tournament_id, run)
 
@@ -277,8 +287,8 @@ def new_link(tournament_id: str, entry: int) -> Response:
     ticked that the old one stops: shown on this answer only; nobody else's changes. A
     second post of the same form issues nothing."""
     if request.form.get("sure") != "yes":
-        return _tournament_page(tournament_id, 422, refused=(
-            "validation_error", "tick \"yes, stop the old link\" to give a new link"))  # fmt: skip
+        asked = gettext('tick "yes, stop the old link" to give a new link')
+        return _tournament_page(tournament_id, 422, refused=("validation_error", asked))
     back = target("console.tournament", tournament_id=tournament_id)
 
     def work(connection: Any) -> tuple[str, formkeys.Outcome]:
@@ -303,7 +313,7 @@ def open_round(tournament_id: str) -> Response:
 
     def run() -> str:
         seated = seat_round(tournament_id)
-        return f"Round {seated.log.state.rounds[-1].number} seated."
+        return gettext("Round %(num)s seated.", num=seated.log.state.rounds[-1].number)
 
     return _tournament_action(tournament_id, run)
 
@@ -312,12 +322,12 @@ def open_round(tournament_id: str) -> Response:
 def finish(tournament_id: str) -> Response:
     """No more rounds or entries: asked to be sure (a tap cannot take it back)."""
     if request.form.get("sure") != "yes":
-        return _tournament_page(tournament_id, 422, refused=(
-            "validation_error", "tick \"yes, finish it\" to finish the tournament"))  # fmt: skip
+        asked = gettext('tick "yes, finish it" to finish the tournament')
+        return _tournament_page(tournament_id, 422, refused=("validation_error", asked))
 
     def run() -> str:
         finish_tournament(tournament_id)
-        return "Tournament finished: seed and salt are public now."
+        return gettext("Tournament finished: seed and salt are public now.")
 
     return _tournament_action(tournament_id, run)
 
@@ -329,7 +339,9 @@ def slips(tournament_id: str, number: int) -> Response:
     logged out (a person's new link is given under Entries, one at a time)."""
     state = read_tournament(tournament_id).state
     if not 1 <= number <= len(state.rounds):
-        raise ApiError(404, "not_found", f"this tournament has no round {number}")
+        raise ApiError(
+            404, "not_found", gettext("this tournament has no round %(num)s", num=number)
+        )
     played = state.rounds[number - 1]
     seated = [(t, seat, entry) for t in played.tables for seat, entry in enumerate(t.seats)
               if entry is not None]  # fmt: skip
