@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from flask_babel import gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext
 
 from domain.games import SPECS
 from domain.table import ORGANISER
@@ -28,6 +28,23 @@ from service.web.pages.step_words import Part, StepWords, shared_words
 
 #: Fields of action bodies that are choices but not cards, summarised in words.
 CHOICE_FIELDS = ("call", "hand", "from", "position", "count")
+#: Those fields and their word values as the page says them (English: as the body has them).
+CHOICE_WORDS = {
+    "call": lazy_gettext("call"),
+    "hand": lazy_gettext("hand"),
+    "from": lazy_gettext("from"),
+    "position": lazy_gettext("position"),
+    "count": lazy_gettext("count"),
+    "own": lazy_gettext("own"),
+    "opponent": lazy_gettext("opponent"),
+    "play": lazy_gettext("play"),
+    "pass": lazy_gettext("pass"),
+}
+
+
+def _said(value: Any) -> str:
+    word = CHOICE_WORDS.get(value) if isinstance(value, str) else None
+    return str(word) if word is not None else str(value)
 
 
 def _cards(data: Mapping[str, Any], fields: Iterable[str]) -> list[Card]:
@@ -62,7 +79,7 @@ def _span(values: list[Any]) -> str:
         low, high = min(values), max(values)
         if len(set(values)) == high - low + 1:
             return f"{low}–{high}"
-    return gettext(" or ").join(str(v) for v in values)
+    return gettext(" or ").join(_said(v) for v in values)
 
 
 def alternatives_text(bodies: Sequence[Mapping[str, Any]]) -> str:
@@ -74,7 +91,7 @@ def alternatives_text(bodies: Sequence[Mapping[str, Any]]) -> str:
     for name in CHOICE_FIELDS:
         values = list(dict.fromkeys(b[name] for b in bodies if name in b))
         if len(values) > 1:  # a choice only if it varies
-            words.append(f"{name} {_span(values)}")
+            words.append(f"{_said(name)} {_span(values)}")
     if words:
         return ngettext(
             "%(num)s legal choice: %(choices)s",
