@@ -15,6 +15,7 @@ JSON endpoints are in ``service.web.pages.play``. What differs from game to game
 from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
+from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from domain.audit import deal_history, deal_text
@@ -99,12 +100,17 @@ def replay_page(table_id: str, deal: int) -> BaseResponse:
     actors = [row.actor for row in log.rows[1:]]
     history = deal_history(log.opened, log.events[1:], deal, viewer, actors)
     if history is None:
-        raise ApiError(404, "not_found", f"table {table_id} has no deal {deal}")
+        raise ApiError(
+            404, "not_found", gettext("table %(id)s has no deal %(deal)s", id=table_id, deal=deal)
+        )
     if not history["scored"] and viewer != ORGANISER:
         raise ApiError(
             403,
             "forbidden",
-            f"deal {deal} is still being played: its replay opens once it is scored",
+            gettext(
+                "deal %(deal)s is still being played: its replay opens once it is scored",
+                deal=deal,
+            ),
         )
     steps = replay.steps(log, history)
     names = seat_names(log.opened)

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from flask import request
+from flask_babel import gettext
 from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -88,7 +89,7 @@ def posted() -> PostedKey:
         raise ApiError(
             400,
             "form_key",
-            "this form has no valid one-time key: reload the page and send it again",
+            gettext("this form has no valid one-time key: reload the page and send it again"),
         )
     return PostedKey(key, hashlib.sha256(key.encode()).hexdigest(), request.path[:200])
 
@@ -113,8 +114,8 @@ def _find(connection: Connection, key: PostedKey) -> Outcome | object | None:
     if row is None:
         return None
     if row.form != key.form:
-        raise ApiError(409, "form_key_reused", "this form's key was sent with another form: "
-                       "reload the page")  # fmt: skip
+        said = gettext("this form's key was sent with another form: reload the page")
+        raise ApiError(409, "form_key_reused", said)
     return _PENDING if row.outcome is None else Outcome.stored(row.outcome)
 
 
@@ -158,8 +159,10 @@ def _awaited(key: PostedKey) -> Outcome | None:
             raise ApiError(
                 409,
                 "form_pending",
-                "this form was sent a moment ago and is still being recorded: open the "
-                "page again in a moment to see what it did",
+                gettext(
+                    "this form was sent a moment ago and is still being recorded: open the "
+                    "page again in a moment to see what it did"
+                ),
             )
         time.sleep(_POLL_SECONDS)
 
@@ -185,7 +188,9 @@ def once(work: Callable[[Connection], tuple[T, Outcome]]) -> T | Outcome:
         settled = _awaited(key)  # pending elsewhere, or recorded by a racing post
         if settled is not None:
             return settled
-    raise ApiError(409, "form_pending", "this form is being sent twice at once: reload the page")
+    raise ApiError(
+        409, "form_pending", gettext("this form is being sent twice at once: reload the page")
+    )
 
 
 @contextmanager
@@ -227,7 +232,9 @@ def claimed(run: Callable[[], Outcome]) -> Outcome:
         with get_database().writing() as connection:
             _complete(connection, key, outcome)
         return outcome
-    raise ApiError(409, "form_pending", "this form is being sent twice at once: reload the page")
+    raise ApiError(
+        409, "form_pending", gettext("this form is being sent twice at once: reload the page")
+    )
 
 
 def outcome_of(found: Any) -> Outcome | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext
 from sqlalchemy import Connection, select
 
 from domain.games import SPECS
@@ -35,7 +36,12 @@ class Seating:
 
     @property
     def label(self) -> str:
-        return f"{self.tournament} · round {self.round} · table {self.number}"
+        return gettext(
+            "%(tournament)s · round %(round)s · table %(num)s",
+            tournament=self.tournament,
+            round=self.round,
+            num=self.number,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +110,14 @@ def recent_tables(connection: Connection, limit: int = LIMIT) -> list[TableRow]:
     for row in connection.execute(query):
         seating = None
         if row.tournament_id is not None:
-            name = row.name or f"tournament {row.tournament_id[:8]}"
+            name = row.name or _unnamed(row.tournament_id)
             seating = Seating(row.tournament_id, name, row.round, row.number)
         rows.append(_table_row(connection, row.id, row.created_at, seating))
     return rows
+
+
+def _unnamed(tournament_id: str) -> str:
+    return gettext("tournament %(id)s", id=tournament_id[:8])
 
 
 def seating_of(connection: Connection, table_id: str) -> Seating | None:
@@ -129,7 +139,7 @@ def seating_of(connection: Connection, table_id: str) -> Seating | None:
     ).first()
     if row is None:
         return None
-    name = row.name or f"tournament {row.tournament_id[:8]}"
+    name = row.name or _unnamed(row.tournament_id)
     return Seating(row.tournament_id, name, row.round, row.number)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Flask, redirect, render_template
+from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from service.application.entries import FINISHED, PLAYING, WAITING, WITHDRAWN, Whereabouts
@@ -19,6 +20,7 @@ from service.storage.projections.tournaments import tournament_of
 from service.storage.tournamentlog import TournamentLog
 from service.web.pages import games
 from service.web.pages.answers import html
+from service.web.pages.words import ordinal
 
 #: How often the page asks where its person is when the stream is not available (ms).
 POLL_MS = 5000
@@ -55,33 +57,43 @@ def words(log: TournamentLog, where: Whereabouts) -> str:
     state = log.state
     current = state.current
     if where.status == WITHDRAWN:
-        return (
+        return gettext(
             "You have withdrawn from the tournament, so you are not seated in the rounds "
             "to come. To play again, ask the organiser to take you back."
         )
     if where.status == FINISHED:
         return _place(log, where.entry)
     assert where.status == WAITING
-    opens = "This page opens your seat as soon as it begins."
+    opens = gettext("This page opens your seat as soon as it begins.")
+    now, next_round = (current.number if current else 0), where.round
     if current is not None and not current.finished:
         if where.bye:
-            return (
-                f"You sit out round {current.number} (a bye). Your next table is in round "
-                f"{where.round}, once every table of round {current.number} has finished. " + opens
+            said = gettext(
+                "You sit out round %(now)s (a bye). Your next table is in round %(next)s, once "
+                "every table of round %(now)s has finished.",
+                now=now,
+                next=next_round,
             )
-        if where.done:
-            return (
-                f"Your table of round {current.number} has finished. Round {where.round} "
-                f"begins once the other tables of round {current.number} have finished. " + opens
+        elif where.done:
+            said = gettext(
+                "Your table of round %(now)s has finished. Round %(next)s begins once the "
+                "other tables of round %(now)s have finished.",
+                now=now,
+                next=next_round,
             )
-        return (
-            f"You joined during round {current.number}: you are seated from round "
-            f"{where.round}, once every table of round {current.number} has finished. " + opens
-        )
-    return (
-        f"Round {where.round} has not begun yet: the organiser opens it when everyone is "
-        "ready. " + opens
+        else:
+            said = gettext(
+                "You joined during round %(now)s: you are seated from round %(next)s, once "
+                "every table of round %(now)s has finished.",
+                now=now,
+                next=next_round,
+            )
+        return f"{said} {opens}"
+    said = gettext(
+        "Round %(next)s has not begun yet: the organiser opens it when everyone is ready.",
+        next=next_round,
     )
+    return f"{said} {opens}"
 
 
 def _place(log: TournamentLog, entry: int) -> str:
@@ -89,13 +101,12 @@ def _place(log: TournamentLog, entry: int) -> str:
     ranked = [row for row in rows if not row.withdrawn]
     mine = next((row for row in rows if row.entry == entry), None)
     if mine is None or mine.withdrawn or not mine.tables:
-        return "The tournament is over. The standings below say how everyone finished."
-    return f"The tournament is over: you finished {_ordinal(mine.rank)} of {len(ranked)}."
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+        return gettext("The tournament is over. The standings below say how everyone finished.")
+    return gettext(
+        "The tournament is over: you finished %(place)s of %(count)s.",
+        place=ordinal(mine.rank),
+        count=len(ranked),
+    )
 
 
 def _played(log: TournamentLog, entry: int) -> list[PlayedTable]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, request
+from flask_babel import gettext
 
 from domain.errors import RuleViolation
 from domain.table import Viewer
@@ -43,7 +44,7 @@ ACTION = ActionSchema()
 def _after() -> int:
     text = request.args.get("after", "0")
     if not (text.isascii() and text.isdigit() and len(text) < 10):
-        raise ApiError(400, "bad_after", "after takes a version: ?after=12")
+        raise ApiError(400, "bad_after", gettext("after takes a version: ?after=12"))
     return int(text)
 
 
@@ -52,7 +53,9 @@ def _expected() -> int:
     text = (header or "").strip().removeprefix("W/").strip('"')
     if not (text.isascii() and text.isdigit() and len(text) < 10):
         raise ApiError(
-            428, "if_match_required", 'a page\'s move names the version it saw: If-Match: "12"'
+            428,
+            "if_match_required",
+            gettext('a page\'s move names the version it saw: If-Match: "12"'),
         )
     return int(text)
 
@@ -84,16 +87,18 @@ def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """A move tapped on the page, by the seat or organiser whose cookie it rides on."""
     token = session.cookie_secret(table_id)
     if token is None:
-        raise ApiError(401, "unauthorized", "open your seat's link once in this browser")
+        raise ApiError(401, "unauthorized", gettext("open your seat's link once in this browser"))
     session.check_csrf(token)  # before a byte of the body is read
     with get_database().reading() as connection:
         viewer = session.page_viewer(connection, table_id)
     if viewer is None:
-        raise ApiError(401, "unauthorized", "this browser's seat link is no longer valid")
+        raise ApiError(401, "unauthorized", gettext("this browser's seat link is no longer valid"))
     expected = _expected()
     body = request.get_json(force=True)
     if not isinstance(body, dict):
-        raise ApiError(422, "validation_error", "a move is a JSON object, as legal_actions has it")
+        raise ApiError(
+            422, "validation_error", gettext("a move is a JSON object, as legal_actions has it")
+        )
     ACTION.load(body)  # shape and types, as the API checks them; the engine judges the rest
     for attempt in range(1, RETRIES + 1):
         try:

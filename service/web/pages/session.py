@@ -28,6 +28,7 @@ from typing import TypeVar
 from urllib.parse import urlencode
 
 from flask import current_app, g, redirect, request
+from flask_babel import gettext
 from sqlalchemy import Connection
 from werkzeug.wrappers import Response
 
@@ -151,7 +152,7 @@ def exchange_for_organiser() -> Response | None:
     if token is None:
         return None
     if not is_organiser(token):
-        raise ApiError(403, "forbidden", "this link's token is not the organiser's")
+        raise ApiError(403, "forbidden", gettext("this link's token is not the organiser's"))
     return _organiser_redirect(token)
 
 
@@ -251,8 +252,10 @@ def require_organiser_page() -> str:
         raise ApiError(
             401,
             "unauthorized",
-            "open the organiser's link (/console?token=…) in this browser: its session has "
-            "ended or was never opened here",
+            gettext(
+                "open the organiser's link (/console?token=…) in this browser: its session has "
+                "ended or was never opened here"
+            ),
         )
     return session_id
 
@@ -268,9 +271,11 @@ def check_csrf(secret: str) -> None:
     of the cookie it rides on (403 ``csrf``)."""
     origin = request.headers.get("Origin")
     if origin is not None and origin.rstrip("/") != request.host_url.rstrip("/"):
-        raise ApiError(403, "csrf", "this request comes from another site")
+        raise ApiError(403, "csrf", gettext("this request comes from another site"))
     if request.headers.get("Sec-Fetch-Site") == "cross-site":
-        raise ApiError(403, "csrf", "this request comes from another site")
+        raise ApiError(403, "csrf", gettext("this request comes from another site"))
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD, "")
     if not hmac.compare_digest(sent.encode("utf-8"), csrf_token(secret).encode("utf-8")):
-        raise ApiError(403, "csrf", "the page's CSRF token is missing or wrong: reload the page")
+        raise ApiError(
+            403, "csrf", gettext("the page's CSRF token is missing or wrong: reload the page")
+        )

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext, ngettext
+
 from domain.tournament.standings import Result, shown, table_units, unranked
 from domain.tournament.state import Tournament
 from service.application.tournaments import read_tournament
@@ -55,12 +57,17 @@ class StandingsPage:
 
 def progress(played: int, planned: int | None, status: str) -> str:
     """How far the tournament has come, in rounds played of rounds planned."""
-    rounds = "round" if (planned or played) == 1 else "rounds"
-    text = f"after {played} of {planned} {rounds}" if planned else f"after {played} {rounds}"
+    if planned:
+        text = ngettext(
+            "after %(played)s of %(num)s round", "after %(played)s of %(num)s rounds", planned,
+            played=played,
+        )  # fmt: skip
+    else:
+        text = ngettext("after %(num)s round", "after %(num)s rounds", played)
     if status == "playing":
-        text += f" · round {played + 1} in play"
+        text += gettext(" · round %(num)s in play", num=played + 1)
     elif status == "finished":
-        text += " · final"
+        text += gettext(" · final")
     return text
 
 
@@ -96,16 +103,18 @@ def meetings(state: Tournament, entry: int) -> list[Meeting]:
     for played in state.rounds:
         seated = next((t for t in played.tables if entry in t.seats), None)
         if seated is None:
-            out.append(Meeting(0, "bye" if entry in played.byes else "", "", entry in played.byes))
+            bye = entry in played.byes
+            out.append(Meeting(0, gettext("bye") if bye else "", "", bye))
             continue
         others = [names[e] for e in seated.seats if e is not None and e != entry]
         bots = sum(1 for e in seated.seats if e is None)
         if bots:
-            others.append("a bot" if bots == 1 else f"{bots} bots")
-        listed = (
-            ", ".join(others[:-1]) + " and " + others[-1] if len(others) > 1 else "".join(others)
-        )
-        met = f"with {listed}" if listed else ""
+            others.append(ngettext("a bot", "%(num)s bots", bots))
+        if len(others) > 1:
+            listed = gettext("%(some)s and %(last)s", some=", ".join(others[:-1]), last=others[-1])
+        else:
+            listed = "".join(others)
+        met = gettext("with %(names)s", names=listed) if listed else ""
         ended = played.results.get(seated.table)
         result = ""
         if ended is not None:
@@ -113,7 +122,8 @@ def meetings(state: Tournament, entry: int) -> list[Meeting]:
             result_of = Result(seated.seats, ended.totals, ended.ranking)
             earned = table_units(result_of, state.config.match_points).get(entry, 0)
             points = shown(earned)
-            said = f"{points} {'point' if points == 1 else 'points'}"
+            whole = points if isinstance(points, int) else 2  # a half point is said as many
+            said = ngettext("%(points)s point", "%(points)s points", whole, points=points)
             result = f"{ordinal(place)}, {said}" if place else said
-        out.append(Meeting(seated.number, result or "playing", met))
+        out.append(Meeting(seated.number, result or gettext("playing"), met))
     return out

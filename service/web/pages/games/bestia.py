@@ -45,11 +45,32 @@ def face(card: Card) -> Face:
 # --- the table -----------------------------------------------------------------------------
 
 
+#: Why chips moved (``DealSettled.payments``' reasons) and how a deal ended (``outcome``).
+WHY = {
+    "ante": lazy_gettext("ante"),
+    "bestia": lazy_gettext("bestia"),
+    "trick": lazy_gettext("trick"),
+    "capot": lazy_gettext("capot"),
+    "mosca": lazy_gettext("mosca"),
+    "panfilo": lazy_gettext("panfilo"),
+    "uncontested": lazy_gettext("uncontested"),
+    "void": lazy_gettext("void"),
+    "played": lazy_gettext("played"),
+}
+
+
+def _why(word: Any) -> str:
+    said = WHY.get(str(word))
+    return str(said) if said is not None else str(word)
+
+
 def _payment(line: Mapping[str, Any], names: Sequence[str]) -> str:
     def paid_by(x: Any) -> str:
         return gettext("the pot") if x == "pot" else names[x]
 
-    return f"{paid_by(line['from'])} → {paid_by(line['to'])}: {line['chips']} ({line['reason']})"
+    return (
+        f"{paid_by(line['from'])} → {paid_by(line['to'])}: {line['chips']} ({_why(line['reason'])})"
+    )
 
 
 def scene(view: View, names: Sequence[str]) -> Scene:
@@ -86,7 +107,7 @@ def scene(view: View, names: Sequence[str]) -> Scene:
         (gettext("Stock"), stock),
     ]
     if view.get("outcome"):
-        facts.append((gettext("Outcome"), str(view["outcome"])))
+        facts.append((gettext("Outcome"), _why(view["outcome"])))
     for line in view.get("payments") or []:
         facts.append((gettext("Paid"), _payment(line, names)))
     return Scene(facts, centre, seats)
