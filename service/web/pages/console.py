@@ -260,7 +260,8 @@ def adjust(table_id: str) -> Response:
     except (RuleViolation, ApplicationError) as refused:
         return table_page(table_id, 422, adjust_refused=refusal(refused), adjust_values=form)
     who = name_of(body["seat"], seat_names(_load_table(table_id).opened))
-    said = gettext("%(points)s to %(name)s recorded.", points=f"{body['points']:+d}", name=who)
+    points = format(body["points"], "+d")
+    said = gettext("%(points)s to %(name)s recorded.", points=points, name=who)
     return go(target("console.table", said, table_id=table_id))
 
 

@@ -105,7 +105,8 @@ def _turn(
         own = [m for m in offered if m.seat == viewer]
         if own and not dealing:
             prompt = own[0].groups[0].prompt.split(":")[0]
-            words = gettext("Your turn: %(move)s.", move=f"{prompt[:1].lower()}{prompt[1:]}")
+            move = prompt[:1].lower() + prompt[1:]
+            words = gettext("Your turn: %(move)s.", move=move)
         if len(to_act) > 1:
             others = ", ".join(names[s] for s in to_act if s != viewer)
             words += gettext(" (%(names)s also to act.)", names=others)
@@ -158,7 +159,7 @@ def rulings(log: TableLog, names: Sequence[str]) -> list[tuple[str, str]]:
                 "%(name)s: %(points)s points (%(reason)s)",
                 abs(points),
                 name=who,
-                points=f"{points:+d}",
+                points=format(points, "+d"),
                 reason=event.reason,
             )
         out.append((gettext("Ruling"), said))

@@ -98,7 +98,8 @@ def _seat(panel: SeatPanel, view: View) -> None:
         said = ngettext("%(num)s coin", "%(num)s coins", coins)
         panel.piles.append(ScenePile(gettext("Won"), slots(won), "small", said))
     if view.get("scores") is not None:
-        panel.notes.append(gettext("this deal: %(score)s", score=f"{view['scores'][s]:+d}"))
+        score = format(view["scores"][s], "+d")
+        panel.notes.append(gettext("this deal: %(score)s", score=score))
 
 
 def scene(view: View, names: Sequence[str]) -> Scene:
