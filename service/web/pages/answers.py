@@ -8,6 +8,7 @@ from flask import Blueprint, Response, render_template
 
 from domain.errors import RuleViolation
 from service.core.refusals import ApplicationError
+from service.web.pages.refusals import worded
 from service.web.problems import ApiError, status_of
 
 
@@ -33,7 +34,7 @@ def _refusal(error: ApplicationError) -> Response:
 
 
 def _broken_rule(error: RuleViolation) -> Response:
-    return error_page(422, error.code, error.message)
+    return error_page(422, error.code, worded(error.code, error.message))
 
 
 def answer_errors_with_pages(blueprint: Blueprint, *, rules: bool = False) -> None:

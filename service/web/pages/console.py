@@ -52,9 +52,10 @@ from service.web.pages.console_base import (
     validated,
 )
 from service.web.pages.listing import seating_of
+from service.web.pages.refusals import worded
 from service.web.pages.scenes import seat_names
 from service.web.pages.session import log_out
-from service.web.pages.words import name_of, seats_in_words
+from service.web.pages.words import name_of
 from service.web.schemas.actions import ActionSchema
 from service.web.schemas.lists import ListQuerySchema, TableListQuerySchema
 from service.web.schemas.tables import TableCreateSchema
@@ -359,9 +360,13 @@ def record_deal(table_id: str) -> Response:
     try:
         act(table_id, body, ORGANISER, key=key, actor="organiser (console)")
     except (RuleViolation, ApplicationError) as refused_by_rules:
-        code, said = refusal(refused_by_rules)
-        worded = (code, seats_in_words(said, seat_names(log.opened)))
-        return _deal_page(table_id, request.form, worded, 422)
+        said = refused_by_rules
+        if isinstance(said, RuleViolation):
+            names = seat_names(log.opened)
+            shown = (said.code, worded(said.code, said.message, names))
+        else:
+            shown = refusal(said)
+        return _deal_page(table_id, request.form, shown, 422)
     return go(target("console.table", gettext("Deal recorded."), table_id=table_id))
 
 

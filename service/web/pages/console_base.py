@@ -40,6 +40,7 @@ from service.storage.db import get_database
 from service.web.pages import console_forms as forms
 from service.web.pages import formkeys, words
 from service.web.pages.answers import answer_errors_with_pages, error_page, html
+from service.web.pages.refusals import worded
 from service.web.pages.session import (
     CSRF_FIELD,
     check_csrf,
@@ -179,7 +180,7 @@ def note() -> str | None:
 def refusal(error: Exception) -> tuple[str, str]:
     """(code, message) of a refusal the console shows beside its form."""
     if isinstance(error, RuleViolation):
-        return error.code, error.message
+        return error.code, worded(error.code, error.message)
     if isinstance(error, (ApplicationError, ApiError)):
         return error.code, error.detail
     raise error

@@ -30,7 +30,7 @@ from domain.errors import RuleViolation
 from domain.table import ORGANISER, Viewer
 from service.storage.tablelog import TableLog
 from service.web.pages.cards import Card
-from service.web.pages.words import seats_in_words
+from service.web.pages.refusals import worded
 
 Body = dict[str, Any]
 
@@ -107,14 +107,14 @@ class Undrawable(LookupError):
     """The engine offers a kind of action the game's pages have no drawer for."""
 
 
-def refusal(log: TableLog, body: Body) -> str:
-    """The engine's reason for refusing ``body`` now (empty if it would accept it)."""
+def refusal(log: TableLog, body: Body) -> RuleViolation | None:
+    """The engine's refusal of ``body`` now (``None`` if it would accept it)."""
     rules = log.rules
     try:
         rules.decide(log.state, rules.parse(body))
     except RuleViolation as refused:
-        return refused.message
-    return ""
+        return refused
+    return None
 
 
 def pile_of(held: Any, hand: str | None) -> list[Card]:
@@ -163,7 +163,8 @@ def plays(offer: Offer) -> list[Group]:
             attempt = {"type": "play", "seat": seat, "card": card}
             if hand:
                 attempt["hand"] = hand
-            why = seats_in_words(refusal(offer.log, attempt), offer.names, offer.you)
+            refused = refusal(offer.log, attempt)
+            why = refused and worded(refused.code, refused.message, offer.names, offer.you, seat)
             row.append(CardMove(card, None, why or gettext("not playable now")))
     prompt = (
         gettext("Play a card from pile %(pile)s", pile=hand) if hand else gettext("Play a card")

@@ -32,8 +32,8 @@ from service.application.tables import act, table_logs
 from service.storage.db import get_database
 from service.storage.eventstore import VersionConflict
 from service.web.pages import session, tableview
+from service.web.pages.refusals import worded
 from service.web.pages.scenes import seat_names
-from service.web.pages.words import seats_in_words
 from service.web.problems import ApiError
 from service.web.schemas.actions import ActionSchema
 
@@ -105,7 +105,7 @@ def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
             act(table_id, body, viewer, expected)
             break
         except RuleViolation as refused:  # said to the player with names, "you" for them
-            raise _in_words(table_id, refused, viewer) from None
+            raise _in_words(table_id, refused, viewer, body.get("seat")) from None
         except VersionConflict:
             now = _still_offered(table_id, viewer, body)
             if now is None or attempt == RETRIES:
@@ -114,13 +114,16 @@ def page_act(table_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     return _answer(table_id, viewer, token), 201, {"Cache-Control": "no-store"}
 
 
-def _in_words(table_id: str, refused: RuleViolation, viewer: Viewer) -> RuleViolation:
-    """The engine's refusal with the table's names, and "you" for the viewer (the
-    same code, so the same status)."""
+def _in_words(
+    table_id: str, refused: RuleViolation, viewer: Viewer, seat: Any = None
+) -> RuleViolation:
+    """The engine's refusal with the table's names, and "you" for the viewer, in the
+    page's language (the same code, so the same status); ``seat``: the move's."""
+    seat = seat if type(seat) is int else None
     with get_database().reading() as connection:
         names = seat_names(table_logs().load(connection, table_id).opened)
     you = viewer if isinstance(viewer, int) else None
-    return RuleViolation(refused.code, seats_in_words(refused.message, names, you))
+    return RuleViolation(refused.code, worded(refused.code, refused.message, names, you, seat))
 
 
 #: How often a move that lost a race but is still offered is tried again.
