@@ -10,7 +10,9 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Request, Response, jsonify, request
+from flask import Flask, Request, Response, current_app, has_request_context, jsonify, request
+from flask_babel import force_locale, lazy_gettext
+from flask_babel.speaklater import LazyString
 from kombu.exceptions import OperationalError as BrokerError
 from marshmallow import ValidationError
 from sqlalchemy.exc import OperationalError
@@ -44,6 +46,46 @@ HTTP_CODES: dict[int, str] = {
     413: "payload_too_large",
     415: "unsupported_media_type",
 }
+
+
+#: Werkzeug's own descriptions of its HTTP errors, by status, so a client asking for another
+#: language (Accept-Language) reads them in it.
+HTTP_DETAILS: dict[int, LazyString] = {
+    400: lazy_gettext(
+        "The browser (or proxy) sent a request that this server could not understand."
+    ),
+    401: lazy_gettext(
+        "The server could not verify that you are authorized to access the URL requested. You "
+        "either supplied the wrong credentials (e.g. a bad password), or your browser doesn't "
+        "understand how to supply the credentials required."
+    ),
+    403: lazy_gettext(
+        "You don't have the permission to access the requested resource. It is either "
+        "read-protected or not readable by the server."
+    ),
+    404: lazy_gettext(
+        "The requested URL was not found on the server. If you entered the URL manually please "
+        "check your spelling and try again."
+    ),
+    405: lazy_gettext("The method is not allowed for the requested URL."),
+    409: lazy_gettext(
+        "A conflict happened while processing the request. The resource might have been "
+        "modified while the request was being processed."
+    ),
+    415: lazy_gettext("The server does not support the media type transmitted in the request."),
+}
+
+
+def asked_language(message: LazyString | str) -> str:
+    """A fixed message in the language the client's ``Accept-Language`` asks for, among the
+    catalogues the app has (English otherwise): a problem's ``detail`` may follow it, its
+    ``code`` never does."""
+    babel = current_app.extensions.get("babel") if has_request_context() else None
+    if babel is None:
+        return str(message)
+    known = [str(locale) for locale in babel.instance.list_translations()]
+    with force_locale(request.accept_languages.best_match(known) or "en"):
+        return str(message)
 
 
 class ApiError(Exception):
@@ -120,7 +162,8 @@ class JsonRequest(Request):
             return super().on_json_loading_failed(e)
         if isinstance(e, JsonRefused):
             raise e
-        raise ApiError(400, "malformed_json", f"The request body is not valid JSON: {e}")
+        said = lazy_gettext("The request body is not valid JSON: %(why)s", why=str(e))
+        raise ApiError(400, "malformed_json", asked_language(said))
 
 
 def _api_error(error: ApiError) -> Response:
@@ -159,8 +202,11 @@ def _too_large(error: RequestEntityTooLarge) -> Response:
     """413 naming the route's limit (``service.core.client_json``), refused before or while
     reading."""
     limit = request.max_content_length
-    detail = f"this route takes a body of at most {limit} bytes" if limit else error.description
-    return problem(413, "payload_too_large", detail or "the body is too large")
+    if limit:
+        said = lazy_gettext("this route takes a body of at most %(limit)s bytes", limit=limit)
+        return problem(413, "payload_too_large", asked_language(said))
+    detail = error.description or lazy_gettext("the body is too large")
+    return problem(413, "payload_too_large", asked_language(detail))
 
 
 def _http_exception(error: HTTPException) -> Response:
@@ -169,7 +215,10 @@ def _http_exception(error: HTTPException) -> Response:
     headers = {}
     if valid_methods := getattr(error, "valid_methods", None):  # 405 must say what is allowed
         headers["Allow"] = ", ".join(sorted(valid_methods))
-    return problem(status, code, error.description or HTTPStatus(status).phrase, headers=headers)
+    detail = error.description or HTTPStatus(status).phrase
+    if detail == type(error).description and status in HTTP_DETAILS:  # werkzeug's own words
+        detail = asked_language(HTTP_DETAILS[status])
+    return problem(status, code, detail, headers=headers)
 
 
 def flat_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -196,19 +245,21 @@ def _validation_error(error: ValidationError) -> Response:
     return problem(
         422,
         "validation_error",
-        "The request is well-formed but some fields are invalid.",
+        asked_language(lazy_gettext("The request is well-formed but some fields are invalid.")),
         extra={"errors": flat_messages(error.messages)},
     )
 
 
 def _database_unavailable(error: OperationalError) -> Response:
     logger.warning("database unavailable: %s", error.orig)
-    return problem(503, "database_unavailable", "The database is unavailable; try again later.")
+    said = lazy_gettext("The database is unavailable; try again later.")
+    return problem(503, "database_unavailable", asked_language(said))
 
 
 def _broker_unavailable(error: BrokerError) -> Response:
     logger.warning("broker unavailable: %s", error)
-    return problem(503, "broker_unavailable", "The task broker is unavailable; try again later.")
+    said = lazy_gettext("The task broker is unavailable; try again later.")
+    return problem(503, "broker_unavailable", asked_language(said))
 
 
 def _rule_violation(error: RuleViolation) -> Response:
@@ -219,15 +270,23 @@ def _rule_violation(error: RuleViolation) -> Response:
 
 def _version_conflict(error: VersionConflict) -> Response:
     if error.expected is None:
-        detail = f"the table kept changing (now version {error.current}); reload and retry"
+        said = lazy_gettext(
+            "the table kept changing (now version %(current)s); reload and retry",
+            current=error.current,
+        )
     else:
-        detail = f"the table is at version {error.current}, not {error.expected}; reload and retry"
-    return problem(409, "version_conflict", detail, extra={"current": error.current})
+        said = lazy_gettext(
+            "the table is at version %(current)s, not %(expected)s; reload and retry",
+            current=error.current,
+            expected=error.expected,
+        )
+    return problem(409, "version_conflict", asked_language(said), extra={"current": error.current})
 
 
 def _unexpected(error: Exception) -> Response:
     logger.exception("unhandled error", exc_info=error)
-    return problem(500, "internal_error", "An unexpected error occurred; it has been logged.")
+    said = lazy_gettext("An unexpected error occurred; it has been logged.")
+    return problem(500, "internal_error", asked_language(said))
 
 
 def register_error_handlers(app: Flask) -> None:
