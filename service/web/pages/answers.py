@@ -8,7 +8,7 @@ from flask import Blueprint, Response, render_template
 
 from domain.errors import RuleViolation
 from service.core.refusals import ApplicationError
-from service.web.pages.refusals import worded
+from service.web.pages.refusals import said_by_code, worded
 from service.web.problems import ApiError, status_of
 
 
@@ -30,7 +30,7 @@ def _api_error(error: ApiError) -> Response:
 
 def _refusal(error: ApplicationError) -> Response:
     """The command layer's refusals, at the status the API gives them."""
-    return error_page(status_of(error), error.code, error.detail)
+    return error_page(status_of(error), error.code, said_by_code(error.code, error.detail))
 
 
 def _broken_rule(error: RuleViolation) -> Response:

@@ -40,7 +40,7 @@ from service.storage.db import get_database
 from service.web.pages import console_forms as forms
 from service.web.pages import formkeys, words
 from service.web.pages.answers import answer_errors_with_pages, error_page, html
-from service.web.pages.refusals import worded
+from service.web.pages.refusals import said_by_code, worded
 from service.web.pages.session import (
     CSRF_FIELD,
     check_csrf,
@@ -181,7 +181,9 @@ def refusal(error: Exception) -> tuple[str, str]:
     """(code, message) of a refusal the console shows beside its form."""
     if isinstance(error, RuleViolation):
         return error.code, worded(error.code, error.message)
-    if isinstance(error, (ApplicationError, ApiError)):
+    if isinstance(error, ApplicationError):
+        return error.code, said_by_code(error.code, error.detail)
+    if isinstance(error, ApiError):
         return error.code, error.detail
     raise error
 
@@ -250,6 +252,21 @@ def in_words(message: str) -> str:
     length = re.fullmatch(r"Length must be between 1 and (\d+)\.", said)
     if length:
         said = gettext("type 1 to %(most)s characters", most=length[1])
+    one_of = re.fullmatch(r"Must be one of: (.*)\.", said)
+    if one_of:
+        said = gettext("Must be one of: %(choices)s.", choices=one_of[1])
+    between = re.fullmatch(
+        r"Must be greater than or equal to (-?\d+) and less than or equal to (-?\d+)\.", said
+    )
+    if between:
+        said = gettext(
+            "Must be greater than or equal to %(low)s and less than or equal to %(high)s.",
+            low=between[1],
+            high=between[2],
+        )
+    at_least = re.fullmatch(r"Must be greater than or equal to (-?\d+)\.", said)
+    if at_least:
+        said = gettext("Must be greater than or equal to %(low)s.", low=at_least[1])
     return said[:1].lower() + said[1:]
 
 

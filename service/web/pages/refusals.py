@@ -149,6 +149,23 @@ PLAIN: dict[str, LazyString] = {
     "validation_error": lazy_gettext("Something is missing or not right"),
     "wrong_phase": lazy_gettext("This move does not belong to this moment of the deal"),
     "wrong_player_count": lazy_gettext("This game is not played by that many players"),
+    "invalid_name": lazy_gettext("A name is 1 to a few dozen visible letters, digits or signs"),
+    "confusable_name": lazy_gettext("This name looks like one already here: choose another"),
+    # the command layer's refusals (``service.core.refusals``), by their codes
+    "seat_taken_over": lazy_gettext("A bot plays this seat now: no move is offered"),
+    "duplicate_player": lazy_gettext("A player takes one seat at a table"),
+    "unknown_player": lazy_gettext("There is no such registered player"),
+    "table_exists": lazy_gettext("This table is here already"),
+    "imported_read_only": lazy_gettext("This table was imported: it is read-only here"),
+    "unreadable_log": lazy_gettext("This table's log cannot be read"),
+    "unknown_cursor": lazy_gettext("This list has no such page"),
+    "idempotency_key_reused": lazy_gettext("This request was sent before with other contents"),
+    "not_found": lazy_gettext("There is nothing here"),
+    "forbidden": lazy_gettext("This is not yours to see or do"),
+    "unauthorized": lazy_gettext("This link does not open this page: open your own link again"),
+    "conflict": lazy_gettext("This cannot be done now"),
+    "unprocessable": lazy_gettext("This cannot be done as asked"),
+    "unavailable": lazy_gettext("This is not available now: try again in a moment"),
 }
 
 _SEAT = re.compile(r"\bseat (\d+)")
@@ -177,3 +194,12 @@ def worded(
     if said is not None:
         return str(said)
     return gettext("The rules refuse this (%(code)s)", code=code)
+
+
+def said_by_code(code: str, detail: str) -> str:
+    """A refusal about no seat of the page's (a command's, the console's): the ``detail``
+    as it is on an English page, else the code's sentence in the page's language."""
+    if languages.current() == languages.LANGUAGES[0]:
+        return detail
+    said = PLAIN.get(code)
+    return str(said) if said is not None else gettext("The rules refuse this (%(code)s)", code=code)
