@@ -154,6 +154,7 @@ def render(template: str, status: int = 200, **context: Any) -> Response:
         max_reason=MAX_REASON,
         status_words=words.status_words,
         ordinal=words.ordinal,
+        bot_word=words.bot_word,
         **context,
     )
     return html(page, status)

@@ -24,6 +24,22 @@ from domain.bots import BOT_NAMES
 from domain.games import SPECS, game
 from domain.games.options import Option
 from domain.games.registry import GameSpec
+from service.web.pages.words import bot_word
+
+#: Each rule option's name as a form's label says it (the field keeps the option's name).
+OPTION_LABELS = {
+    "ante": lazy_gettext("ante"),
+    "deck": lazy_gettext("deck"),
+    "first_dealer": lazy_gettext("first dealer"),
+    "first_player": lazy_gettext("first player"),
+    "max_exchange": lazy_gettext("max exchange"),
+    "max_turns": lazy_gettext("max turns"),
+    "multiple_bestia": lazy_gettext("multiple bestia"),
+    "must_undertrump": lazy_gettext("must undertrump"),
+    "panfilo": lazy_gettext("panfilo"),
+    "panfilo_bonus": lazy_gettext("panfilo bonus"),
+    "trick_pay": lazy_gettext("trick pay"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +57,8 @@ class OptionField:
 
     @property
     def label(self) -> str:
-        return self.name.replace("_", " ")
+        said = OPTION_LABELS.get(self.name)
+        return str(said) if said is not None else self.name.replace("_", " ")
 
 
 def _form_value(value: object) -> str:
@@ -136,7 +153,7 @@ _SEAT_KIND_WORDS = {"person": lazy_gettext("person"), "player": lazy_gettext("pl
 
 def seat_kind_label(kind: str) -> str:
     if kind.startswith("bot:"):
-        return gettext("bot: %(bot)s", bot=kind[4:])
+        return gettext("bot: %(bot)s", bot=bot_word(kind[4:]))
     return str(_SEAT_KIND_WORDS[kind])
 
 

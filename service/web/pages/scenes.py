@@ -18,6 +18,7 @@ from flask_babel import gettext, lazy_gettext
 
 from domain.games import SPECS
 from service.web.pages.cards import Card, cards_in
+from service.web.pages.words import bot_word
 
 View = Mapping[str, Any]
 
@@ -117,7 +118,7 @@ def seat_names(opened: Any) -> list[str]:
 
 def bot_name(bot: str) -> str:
     """A seat a bot plays from the start is named after it: ``heuristic bot``."""
-    return gettext("%(bot)s bot", bot=bot)
+    return gettext("%(bot)s bot", bot=bot_word(bot))
 
 
 def seat_word(seat: int) -> str:

@@ -14,6 +14,7 @@ from flask_babel import gettext
 from domain.table import Viewer
 from service.storage.tablelog import TableLog, takeovers
 from service.web.pages.scenes import Scene, bot_name
+from service.web.pages.words import bot_word
 
 
 def taken_words(name: str, bot: str, reason: str) -> str:
@@ -21,7 +22,7 @@ def taken_words(name: str, bot: str, reason: str) -> str:
     return gettext(
         "%(name)s's seat is played by the %(bot)s bot: %(reason)s",
         name=name,
-        bot=bot,
+        bot=bot_word(bot),
         reason=reason,
     )
 
@@ -43,7 +44,7 @@ def mark(scene: Scene, log: TableLog, names: Sequence[str], viewer: Viewer = Non
                 gettext(
                     "The organiser handed your seat to the %(bot)s bot (%(reason)s): it plays "
                     "for you until they hand it back",
-                    bot=held.bot,
+                    bot=bot_word(held.bot),
                     reason=held.reason,
                 )
             )
@@ -69,8 +70,8 @@ def who_moved(by: str | None, names: Sequence[str]) -> str:
     if len(words) == 4 and words[0] == "bot" and words[2] == "seat" and words[3].isdigit():
         name = _name(int(words[3]), names)
         if name == bot_name(words[1]):  # a bot's seat from the start is named after it
-            return gettext("the %(bot)s bot", bot=words[1])
-        return gettext("the %(bot)s bot for %(name)s", bot=words[1], name=name)
+            return gettext("the %(bot)s bot", bot=bot_word(words[1]))
+        return gettext("the %(bot)s bot for %(name)s", bot=bot_word(words[1]), name=name)
     if words[:1] == ["organiser"]:
         return gettext("the organiser")
     if words == ["engine"]:

@@ -83,3 +83,13 @@ DEAL_WORDS = {"deal": lazy_gettext("deal"), "game": lazy_gettext("game")}
 def deal_word(word: str) -> str:
     said = DEAL_WORDS.get(word)
     return str(said) if said is not None else word
+
+
+#: The bots by name (``domain.bots.BOT_NAMES``), as the pages say them.
+BOT_WORDS = {"random": lazy_gettext("random"), "heuristic": lazy_gettext("heuristic"),
+             "montecarlo": lazy_gettext("montecarlo")}  # fmt: skip
+
+
+def bot_word(bot: str) -> str:
+    said = BOT_WORDS.get(bot)
+    return str(said) if said is not None else bot
