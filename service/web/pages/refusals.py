@@ -169,6 +169,15 @@ PLAIN: dict[str, LazyString] = {
 }
 
 _SEAT = re.compile(r"\bseat (\d+)")
+_NOT_SEAT = re.compile(r"\bnot (?:seat )?(\d+)'s")  # "it is seat 0's turn …, not (seat) 2's"
+
+
+def _seat_in(code: str, message: str) -> int | None:
+    """The seat an engine's sentence is about: the first it names (a turn: the one refused)."""
+    found = (_NOT_SEAT.search(message) if code == "not_your_turn" else None) or _SEAT.search(
+        message
+    )
+    return int(found[1]) if found else None
 
 
 def worded(
@@ -183,8 +192,8 @@ def worded(
     if languages.current() == languages.LANGUAGES[0]:
         return seats_in_words(message, names, you)
     if code in ABOUT_A_SEAT:
-        if seat is None and (found := _SEAT.search(message)) is not None:
-            seat = int(found[1])
+        if seat is None:
+            seat = _seat_in(code, message)
         yours, theirs = ABOUT_A_SEAT[code]
         if seat is not None and seat == you:
             return str(yours)
