@@ -64,6 +64,7 @@ def test_a_refusal_on_a_spanish_page_is_worded_from_its_code(client: FlaskClient
     yours = _in(app, "es", "You hold a card of the suit led and must follow suit")
     assert '<html lang="es"' in spanish
     assert _reason(spanish, card) == yours != engine_said
+    assert yours != "You hold a card of the suit led and must follow suit"  # translated
 
     organiser = browser_of(client, table, "organiser")
     page = organiser.get(f"/tables/{table.id}/view?lang=es").get_data(as_text=True)
