@@ -231,10 +231,32 @@ def marked(errors: Mapping[str, str]) -> tuple[str, str]:
     return "validation_error", gettext("check what is marked below (%(fields)s)", fields=fields)
 
 
+#: The forms' fields as people say them (a rule option: its label, ``forms.OPTION_LABELS``).
+FIELD_WORDS = {
+    "name": lazy_gettext("name"),
+    "seats": lazy_gettext("seats"),
+    "seat": lazy_gettext("seat"),
+    "player_id": lazy_gettext("player id"),
+    "bot": lazy_gettext("bot"),
+    "target_score": lazy_gettext("target score"),
+    "max_deals": lazy_gettext("max deals"),
+    "rounds": lazy_gettext("rounds"),
+    "table_size": lazy_gettext("table size"),
+    "pairing": lazy_gettext("pairing"),
+    "variant": lazy_gettext("variant"),
+    "language": lazy_gettext("language"),
+    "seed": lazy_gettext("seed"),
+    "points": lazy_gettext("points"),
+    "reason": lazy_gettext("reason"),
+    "rules": lazy_gettext("rules"),
+}
+
+
 def field_words(path: str) -> str:
     """A field's path as people say it: ``seats.1.name`` → "seats 2 name"."""
     parts = [str(int(p) + 1) if p.isdigit() else p for p in path.split(".") if p != "_schema"]
-    return " ".join(parts).replace("_", " ").replace("-", " ")
+    said = [str(FIELD_WORDS.get(p) or forms.OPTION_LABELS.get(p) or p) for p in parts]
+    return " ".join(said).replace("_", " ").replace("-", " ")
 
 
 #: marshmallow's words, and what they ask a person to do.
