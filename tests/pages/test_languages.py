@@ -30,7 +30,7 @@ from service.storage.db import get_database
 from service.web.languages import LANGUAGES
 from tests.factories import table_body
 from tests.helpers import ORGANISER, make_test_app, open_table, post_table
-from tests.pages.consoles import log_in
+from tests.pages.consoles import log_in, post
 from tests.pages.tables import finish, play
 from tests.service.tournament_play import enter, new_tournament, seat_round
 
@@ -374,3 +374,40 @@ def test_the_app_does_not_start_without_a_rules_page_in_every_language(language:
     found = missing_pieces(SPECS, WEB, lambda name: name != missing)
     assert found == [f"bestia: its rules page in {language!r}, {missing!r}, is not there"]
     assert missing_pieces(SPECS, WEB, lambda name: True) == []
+
+
+def evening(app: Flask, language: str) -> list[str]:
+    """The README's evening from the console in ``language``: the pages its forms answer
+    with (a tournament created, people entered, one twice, round 1 opened, round 2 refused,
+    a form typed wrong, a finish not ticked)."""
+    console = log_in(app.test_client())
+    console.get(f"/?lang={language}")
+    new = "/console/tournaments/new?game=bottle-imp"
+    form = {"name": "Kerho", "variant": "standard", "table_size": "4", "rounds": "2",
+            "pairing": "swiss", "max_deals": "1", "fill_with_bots": "random"}  # fmt: skip
+    created = post(console, new, form, follow_redirects=True)
+    page = re.search(r"/console/tournaments/([0-9a-f]{32})", created.request.path)
+    assert page, created.request.path
+    tournament = f"/console/tournaments/{page[1]}"
+    answers = [created.text]
+    for name in ("Ann", "Bo", "Cy", "ann"):
+        answers.append(
+            post(console, f"{tournament}/entries", {"name": name}, follow_redirects=True).text
+        )
+    for _ in range(2):
+        answers.append(post(console, f"{tournament}/rounds", {}, follow_redirects=True).text)
+    wrong = {"name": "", "table_size": "9", "rounds": "x", "max_deals": "²"}
+    answers.append(post(console, new, wrong, follow_redirects=True).text)
+    answers.append(post(console, f"{tournament}/finish", {}, follow_redirects=True).text)
+    return answers
+
+
+@pytest.mark.parametrize("language", OTHERS)
+def test_the_evenings_console_answers_in_the_language(club: Club, language: str) -> None:
+    english, said = evening(club.app, "en"), evening(club.app, language)
+    left = []
+    for page_en, page in zip(english, said, strict=True):
+        lang, words = words_of(page)
+        assert lang == language
+        left += sorted(w for w in words & words_of(page_en)[1] if sentence(w))
+    assert left == [], f"English left on the {language} console's answers"
