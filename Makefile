@@ -14,12 +14,17 @@ THREADS ?= 4
 JOB_WORKERS ?= 2
 LIVE_WORKERS ?= 2
 PYTEST_ARGS ?=
+# `make test` spreads its tests over TEST_WORKERS processes (pytest-xdist: `auto` is one per
+# CPU, 0 runs them in one process); a module whose tests share a server or an app stays on one
+# worker (tests/conftest.py).
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: help install run test test-compiled engine engine-clean fuzz browser bench openapi messages worker lint clean
 
 help:
 	@echo "make run      serve on $(HOST):$(PORT) with the jobs' workers (installs, migrates, prints the organiser token and console link; HOST=0.0.0.0 for phones on the club's network)"
-	@echo "make test     run the tests (PYTEST_ARGS=... passes options to pytest)"
+	@echo "make test     run the tests on every CPU (PYTEST_ARGS=... passes options to pytest; TEST_WORKERS=0: one process)"
 	@echo "make fuzz     fuzz the API contract hard, from a random seed (FUZZ_SEED=N repeats one)"
 	@echo "make bench    run every bench/*.py"
 	@echo "make engine   compile the rules engine's hot path with mypyc (make engine-clean: pure Python again)"
@@ -74,7 +79,7 @@ run: install | var
 
 test: install browser | var
 	@if [ -f domain/_engine.json ]; then $(MAKE) --no-print-directory engine; fi
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 	@$(MAKE) --no-print-directory test-compiled
 
 # The compiled engine (README.md, "A compiled engine"): mypyc over the modules listed under
@@ -94,7 +99,7 @@ test-compiled: install
 	  nice -n 10 $(BIN)/python scripts/build_engine.py --into "$$tree" && \
 	  mkdir -p "$$tree/var" && cd "$$tree" && \
 	  CARDLEDGER_ENGINE_EXPECTED=compiled PYTHONPATH=. $(CURDIR)/$(BIN)/python -m pytest \
-	    -p no:cacheprovider tests/domain tests/contract; fi
+	    $(XDIST) -p no:cacheprovider tests/domain tests/contract; fi
 
 # `make test` runs tests/service/test_contract.py on a fixed sample; this draws
 # FUZZ_EXAMPLES requests per operation from a fresh seed, on SQLite and PostgreSQL (~10 min).

@@ -34,6 +34,31 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if IN_CI else "dev"))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``make test``'s ``--dist loadgroup`` (pytest-xdist), keep each module whose tests
+    share a module- or class-scoped fixture (a server, a migrated app) on one worker, so it is
+    set up once as without xdist; every other test goes to whichever worker is free."""
+    if not config.getoption("loadgroup", False):  # xdist sets it on the workers that collect
+        return
+    shared = {"module", "class", "package"}
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        defs = fixtures.name2fixturedefs.values() if fixtures else ()
+        if any(chain and chain[-1].scope in shared for chain in defs):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Name each test as it is collected in reports (terminal, ``--junitxml``, ``--lf``), not
+    with the ``@group`` xdist appends to the ids it schedules (its workers keep theirs)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    module = report.nodeid.split("::")[0]
+    report.nodeid = report.nodeid.removesuffix(f"@{module}")
+
+
 def service_missing(name: str, reason: str) -> None:
     """Skip locally; under CI=true a missing service is a failure, never a skip."""
     message = f"{name} unavailable: {reason}"
