@@ -141,7 +141,7 @@ openapi: install
 # Every word the pages show (templates, page modules, the games' option descriptions: babel.cfg)
 # into the template catalogue; each language's translator then runs `pybabel update` for theirs.
 messages: install
-	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -k lazy_ngettext:1,2 --sort-by-file \
+	$(BIN)/pybabel -q extract -F babel.cfg -k lazy_gettext -k lazy_ngettext:1,2 --sort-by-file \
 	  --add-comments=Translators: --no-wrap --project=cardledger --copyright-holder="Card Ledger" \
 	  -o service/web/translations/messages.pot .
 
