@@ -13,9 +13,9 @@ in the page's markup (``data-code``) and in the API.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from flask_babel import gettext, lazy_gettext
+from flask_babel import gettext, lazy_gettext, ngettext
 from flask_babel.speaklater import LazyString
 
 from service.web import languages
@@ -180,6 +180,69 @@ def _seat_in(code: str, message: str) -> int | None:
     return int(found[1]) if found else None
 
 
+Facts = Callable[[re.Match[str], Sequence[str]], str]
+
+
+def _must_get(found: re.Match[str], names: Sequence[str]) -> str:
+    name, pile, count = name_of(int(found[1]), names), found[2], int(found[3])
+    if pile:
+        return ngettext(
+            "%(name)s's pile %(pile)s must get %(num)s card",
+            "%(name)s's pile %(pile)s must get %(num)s cards",
+            count,
+            name=name,
+            pile=pile,
+        )
+    return ngettext(
+        "%(name)s must get %(num)s card", "%(name)s must get %(num)s cards", count, name=name
+    )
+
+
+def _must_hold(found: re.Match[str], names: Sequence[str]) -> str:
+    name, count = name_of(int(found[1]), names), int(found[3])
+    if found[2] == "quay":
+        return ngettext(
+            "%(name)s's quay must hold %(num)s card",
+            "%(name)s's quay must hold %(num)s cards",
+            count,
+            name=name,
+        )
+    return ngettext(
+        "%(name)s's canal must hold %(num)s card",
+        "%(name)s's canal must hold %(num)s cards",
+        count,
+        name=name,
+    )
+
+
+#: A recorded deal's refusals (``invalid_deal``) with the facts a scorer needs to mend it:
+#: which pile, how many cards, which card (patterns of the engines' sentences).
+DEAL_FACTS: tuple[tuple[re.Pattern[str], Facts], ...] = (
+    (re.compile(r"^seat (\d+)(?:'s pile ([AB]))? must get (\d+) cards$"), _must_get),
+    (re.compile(r"^seat (\d+)'s (quay|canal) must hold (\d+) cards$"), _must_hold),
+    (
+        re.compile(r"^the devil's trick must get (\d+) cards$"),
+        lambda found, names: gettext("The devil's trick must get %(num)s cards", num=found[1]),
+    ),
+    (
+        re.compile(r"^(?:card )?(\S+) is dealt twice$"),
+        lambda found, names: gettext("%(card)s is dealt twice", card=found[1]),
+    ),
+    (
+        re.compile(r"^the muestra (\S+) must be a card of the dealer's \(seat (\d+)\) hand$"),
+        lambda found, names: gettext(
+            "The muestra %(card)s must be a card of %(name)s's hand (the dealer's)",
+            card=found[1],
+            name=name_of(int(found[2]), names),
+        ),
+    ),
+    (
+        re.compile(r"^a recorded deal names the muestra$"),
+        lambda found, names: gettext("Name the muestra: a card of the dealer's hand"),
+    ),
+)
+
+
 def worded(
     code: str,
     message: str,
@@ -199,6 +262,10 @@ def worded(
             return str(yours)
         if seat is not None:
             return str(theirs) % {"name": name_of(seat, names)}
+    if code == "invalid_deal":
+        for pattern, facts in DEAL_FACTS:
+            if (found := pattern.match(message)) is not None:
+                return facts(found, names)
     said = PLAIN.get(code)
     if said is not None:
         return str(said)
