@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_babel import force_locale, gettext
@@ -94,6 +95,29 @@ def test_an_english_page_keeps_the_engines_sentence_with_names(app: Flask) -> No
         assert "Di" in turn and "Ann" not in turn
         code_only = refusals.worded("a_code_no_page_words", "seat 1 did something", NAMES)
         assert "a_code_no_page_words" in code_only
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("seat 1 must get 5 cards", {"Bo", "5"}),
+        ("seat 0's pile B must get 9 cards", {"Ann", "B", "9"}),
+        ("seat 1's quay must hold 9 cards", {"Bo", "9"}),
+        ("the devil's trick must get 3 cards", {"3"}),
+        ("card 10H is dealt twice", {"10H"}),
+        ("ace-moons is dealt twice", {"ace-moons"}),
+        ("the muestra KS must be a card of the dealer's (seat 2) hand", {"KS", "Cy"}),
+    ],
+)
+def test_a_recorded_deals_refusal_keeps_the_facts_to_mend_it(
+    app: Flask, message: str, facts: set[str]
+) -> None:
+    for language in ("es", "fi", "fr"):
+        with app.test_request_context(f"/?lang={language}"):
+            said = refusals.worded("invalid_deal", message, NAMES)
+            generic = str(refusals.PLAIN["invalid_deal"])
+        assert said != generic and said != message, (language, said)
+        assert all(fact in said for fact in facts), (language, said)
 
 
 def test_every_refusal_code_the_engines_raise_has_page_words() -> None:
