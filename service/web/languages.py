@@ -10,7 +10,7 @@ belongs to (:func:`speak_club_language`), then the best match of the browser's
 from __future__ import annotations
 
 from datetime import datetime
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from flask import Flask, Response, g, has_request_context, request
 from flask_babel import Babel, format_datetime, get_locale, refresh
@@ -63,9 +63,11 @@ def template_in(template: str, language: str) -> str:
 
 
 def switch_url(language: str) -> str:
-    """This page's address with ``?lang=`` set to ``language`` (every other query kept)."""
+    """This page's address with ``?lang=`` set to ``language`` (every other query kept),
+    always on this site: a path opened as ``//elsewhere`` is not linked as another host."""
     query = [(k, v) for k, v in request.args.items(multi=True) if k != COOKIE]
-    return f"{request.path}?{urlencode([*query, (COOKIE, language)])}"
+    path = quote("/" + request.path.lstrip("/"))
+    return f"{path}?{urlencode([*query, (COOKIE, language)])}"
 
 
 def when(moment: str) -> str:

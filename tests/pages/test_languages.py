@@ -326,6 +326,14 @@ def test_every_page_links_itself_in_every_language(club: Club) -> None:
     assert f'href="{table}?lang=fr"' in page
 
 
+def test_the_switcher_links_this_site_only(club: Club) -> None:
+    from service.web.languages import switch_url
+
+    asked = {"PATH_INFO": "//elsewhere.example/x", "QUERY_STRING": "a=1&lang=es"}
+    with club.app.test_request_context(environ_overrides=asked):
+        assert switch_url("fi") == "/elsewhere.example/x?a=1&lang=fi"
+
+
 def test_a_tournaments_club_language_speaks_on_its_slips_and_wall(club: Club) -> None:
     api = club.app.test_client()
     refused = api.post(
