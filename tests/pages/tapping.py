@@ -51,7 +51,7 @@ def tap(page: Page, rng: random.Random) -> bool:
     element = offered.nth(rng.randrange(count))
     try:
         is_move = element.get_attribute("data-action", timeout=1_000) is not None
-        element.click(timeout=2_000)
+        element.click(timeout=10_000)  # a card stands still late on a loaded machine (make test)
     except TapTimedOut:
         if moved_on(page, before):  # the table was swapped under the tap: look again
             return False
