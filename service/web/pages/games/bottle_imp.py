@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext, pgettext
 
 from domain.games.bottle_imp import GAME_ID, SPEC, layout
 from domain.games.bottle_imp.cards import COINS, DECK, START_CARD, SUIT, SUITS
@@ -22,12 +22,21 @@ from service.web.pages.step_words import Part, card_parts, who
 
 # --- the cards: the number on its suit's colour, coins as pips -----------------------------
 
-_INITIAL = {"yellow": "Y", "blue": "B", "red": "R"}
 _COLOURS = {
     "yellow": lazy_gettext("yellow"),
     "blue": lazy_gettext("blue"),
     "red": lazy_gettext("red"),
 }
+
+
+def _initial(suit: str) -> str:
+    """The colour's initial in the card's corner, in the page's language (Spanish yellow
+    and blue both begin with A: each language picks initials that tell its colours apart)."""
+    if suit == "yellow":
+        return pgettext("initial of the colour yellow on a card", "Y")
+    if suit == "blue":
+        return pgettext("initial of the colour blue on a card", "B")
+    return pgettext("initial of the colour red on a card", "R")
 
 
 def face(card: Card) -> Face:
@@ -47,7 +56,7 @@ def face(card: Card) -> Face:
             card=card,
             suit=str(_COLOURS.get(suit, suit)),
         ),
-        _INITIAL[suit],
+        _initial(suit),
         "●" * coins,
     )
 
