@@ -29,10 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from domain.bots import bot, decision_rng  # noqa: E402
-from domain.bots.observation import Observation  # noqa: E402
-from domain.bots.simulate import Simulation, result, run_chunk  # noqa: E402
-from domain.events import event_type  # noqa: E402
+from domain.bots import bot  # noqa: E402
+from domain.bots.simulate import Simulation, play_match, result, run_chunk  # noqa: E402
 
 #: (game, variant, players, label): every table size of every game.
 TABLES = [
@@ -108,34 +106,33 @@ def strength(tables: list[tuple[Any, ...]], quick: bool, processes: int) -> list
     return out
 
 
+class Timed:
+    """A bot whose decisions with a choice are timed (wall clock and CPU)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+
+    def choose(self, game_id: str, view: Any, rng: Any) -> Any:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        body = self.inner.choose(game_id, view, rng)
+        if len(view["legal_actions"]) > 1:
+            self.wall.append(time.perf_counter() - start)
+            self.cpu.append(time.process_time() - start_cpu)
+        return body
+
+
 def decision_times(game_id: str, variant: str, players: int, matches: int) -> dict[str, Any]:
     """Wall and CPU seconds per Monte Carlo decision (those with a choice), seat 0
     montecarlo and the others heuristic, as a simulation plays them."""
     seats = ("montecarlo",) + ("heuristic",) * (players - 1)
     sim = Simulation(game_id, seats, matches, "latency", variant=variant)
-    rules = sim.rules
-    wall: list[float] = []
-    cpu: list[float] = []
-    bots = [bot(name) for name in seats]
+    timed = Timed(bot("montecarlo"))
+    bots = [timed, *(bot(name) for name in seats[1:])]
     for i in range(matches):
-        table = sim.table(i)
-        state, version, deal = rules.initial_state(table), 1, []
-        assert table.seed is not None
-        while state.phase != "finished":
-            seat = rules.to_act(state)[0]
-            view = Observation(rules, state, seat, deal)
-            dice = decision_rng(table.seed, version, seat)
-            start, start_cpu = time.perf_counter(), time.process_time()
-            body = bots[seat].choose(game_id, view, dice)
-            if seat == 0 and len(view["legal_actions"]) > 1:
-                wall.append(time.perf_counter() - start)
-                cpu.append(time.process_time() - start_cpu)
-            for e in rules.decide(state, rules.parse(body)):
-                if event_type(e) == "DealStarted":
-                    deal = []
-                deal.append(e)
-                state = rules.evolve(state, e)
-                version += 1
+        play_match(sim.rules, sim.table(i), bots)
+    wall, cpu = timed.wall, timed.cpu
 
     def pct(values: list[float], q: float) -> float:
         ordered = sorted(values)
@@ -163,8 +160,10 @@ def latency(tables: list[tuple[Any, ...]], quick: bool) -> list[dict[str, Any]]:
     return out
 
 
-def markdown(rows: list[dict[str, Any]], times: list[dict[str, Any]]) -> str:
-    """The README's table: one line per game and size."""
+def markdown(
+    tables: list[tuple[Any, ...]], rows: list[dict[str, Any]], times: list[dict[str, Any]]
+) -> str:
+    """The README's table: one line per game and size measured."""
     by = {(r["game"], r["variant"], r["players"], r["bot"]): r for r in rows}
     ms = {(t["game"], t["variant"], t["players"]): t for t in times}
     lines = [
@@ -172,7 +171,7 @@ def markdown(rows: list[dict[str, Any]], times: list[dict[str, Any]]) -> str:
         "| montecarlo p50 / p95 |",
         "| --- | --- | --- | ---: | ---: |",
     ]
-    for game_id, variant, players, label in TABLES:
+    for game_id, variant, players, label in tables:
         cells = []
         for first in ("montecarlo", "heuristic"):
             r = by.get((game_id, variant, players, first))
@@ -206,7 +205,7 @@ def main() -> None:
         "beats_parity": all(r["beats_parity"] for r in report["strength"]),
         "p95_under_50ms": all(t["p95_ms"] < 50 for t in report["latency"]),
     }
-    print(markdown(report["strength"], report["latency"]), flush=True)
+    print(markdown(tables, report["strength"], report["latency"]), flush=True)
     print(json.dumps(report))
 
 

@@ -11,7 +11,7 @@ whichever worker plays it, and a simulation's result the same on any number of w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,46 +114,70 @@ class Stopped(Exception):
     """The caller's ``stop`` said to give up (a time budget ran out)."""
 
 
+class Match:
+    """One match between ``bots`` (one per seat), played as the caller iterates: each step
+    yields the seat about to decide and what it observes, and ``state`` is the state that
+    decision is taken in (after the last step, the finished match's).
+
+    The seat that acts is the lowest in ``to_act``, as at a real table's autoplay.
+    ``stop`` is asked before each decision; when it answers true, ``Stopped`` is raised.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        table: Table,
+        bots: Sequence[Bot],
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.rules, self.table, self.bots, self.stop = rules, table, bots, stop
+        self.state = rules.initial_state(table)
+
+    def __iter__(self) -> Iterator[tuple[int, Observation]]:
+        rules, table = self.rules, self.table
+        assert table.seed is not None, "a simulated match deals from its seed"
+        version = 1  # TableOpened
+        deal: list[Any] = []
+        started = rules.spec.landmarks.deal_started
+        # The deal key: a salted table's dice hold its salt (docs/rules/common.md, "Bots'
+        # dice"); a simulation's table has none, so its dice are its seed's.
+        key = deal_key(table.seed, table.salt)
+        for _ in range(MAX_MOVES):
+            state = self.state
+            if state.phase == "finished":
+                return
+            acting = rules.to_act(state)
+            if not acting:
+                raise RuntimeError(f"nobody is to act in phase {state.phase}")
+            if self.stop is not None and self.stop():
+                raise Stopped(f"stopped in match {table.seed}")
+            seat = acting[0]
+            observation = Observation(rules, state, seat, deal)
+            yield seat, observation
+            body = self.bots[seat].choose(table.game, observation, decision_rng(key, version, seat))
+            events = rules.decide(state, rules.parse(body))
+            for e in events:
+                if type(e) is started:
+                    deal = []
+                deal.append(e)
+                state = rules.evolve(state, e)
+            self.state = state
+            version += len(events)
+        raise RuntimeError("the match did not end")
+
+
 def play_match(
     rules: Rules,
     table: Table,
     bots: Sequence[Bot],
     stop: Callable[[], bool] | None = None,
 ) -> tuple[list[int], list[int | None]]:
-    """Play one match between ``bots`` (one per seat) to its end: (totals, ranking).
-
-    The seat that acts is the lowest in ``to_act``, as at a real table's autoplay.
-    ``stop`` is asked before each decision; when it answers true, ``Stopped`` is raised.
-    """
-    state = rules.initial_state(table)
-    version = 1  # TableOpened
-    deal: list[Any] = []
-    started = rules.spec.landmarks.deal_started
-    assert table.seed is not None
-    for _ in range(MAX_MOVES):
-        if state.phase == "finished":
-            view = rules.view(state, None)
-            return list(view["totals"]), list(view["ranking"])
-        acting = rules.to_act(state)
-        if not acting:
-            raise RuntimeError(f"nobody is to act in phase {state.phase}")
-        if stop is not None and stop():
-            raise Stopped(f"stopped in match {table.seed}")
-        seat = acting[0]
-        player = bots[seat]
-        observation = Observation(rules, state, seat, deal)
-        # The deal key: a salted table's dice hold its salt (docs/rules/common.md, "Bots'
-        # dice"); a simulation's table has none, so its dice are its seed's.
-        dice = decision_rng(deal_key(table.seed, table.salt), version, seat)
-        body = player.choose(table.game, observation, dice)
-        events = rules.decide(state, rules.parse(body))
-        for e in events:
-            if type(e) is started:
-                deal = []
-            deal.append(e)
-            state = rules.evolve(state, e)
-        version += len(events)
-    raise RuntimeError("the match did not end")
+    """Play one match between ``bots`` to its end (``Match``): (totals, ranking)."""
+    match = Match(rules, table, bots, stop)
+    for _ in match:
+        pass
+    view = rules.view(match.state, None)
+    return list(view["totals"]), list(view["ranking"])
 
 
 def run_chunk(

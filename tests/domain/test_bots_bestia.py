@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
-from domain.bots import bot, decision_rng
+from domain.bots import bot
 from domain.bots.bestia import win_chance
 from domain.bots.bestia_world import World, ruled_out
 from domain.bots.common import search
-from domain.bots.observation import observe
-from domain.events import event_type
+from domain.bots.simulate import Match
 from domain.games import game
 from domain.games.bestia.cards import BIT, CARD_ID, NAMES, TRUMPS, deck, mask_of
 from domain.games.bestia.tricks import legal_mask
@@ -53,22 +52,12 @@ def test_a_card_played_rules_out_exactly_the_cards_that_would_have_made_it_illeg
 
 def _views(players: int, seed: str) -> Any:
     """Seat 0's observations through a heuristic match (with the state they hide)."""
-    rules = game("bestia")
     table = Table("bestia", "standard", tuple(SeatSpec(bot="heuristic") for _ in range(players)),
                   MatchRules(None, 6), seed=seed)  # fmt: skip
-    state, version, deal = rules.initial_state(table), 1, []
-    while state.phase != "finished":
-        seat = rules.to_act(state)[0]
-        view = observe(rules, state, seat, deal)
-        if seat == 0 and state.phase in ("declaring", "exchanging", "playing"):
-            yield view, state
-        body = bot("heuristic").choose("bestia", view, decision_rng(seed, version, seat))
-        for e in rules.decide(state, rules.parse(body)):
-            if event_type(e) == "DealStarted":
-                deal = []
-            deal.append(e)
-            state = rules.evolve(state, e)
-            version += 1
+    match = Match(game("bestia"), table, [bot("heuristic")] * players)
+    for seat, view in match:
+        if seat == 0 and match.state.phase in ("declaring", "exchanging", "playing"):
+            yield view, match.state
 
 
 @pytest.mark.parametrize("players", [3, 5, 8])
