@@ -17,14 +17,13 @@ from domain.bots.bestia_cards import (
     declare,
     discard,
     ids,
-    ids_of,
     play,
     strength,
     trumps_of,
 )
 from domain.bots.bestia_world import World
 from domain.bots.common import legal_bodies, search
-from domain.games.bestia.cards import CARD_ID, NAMES, Trumps
+from domain.games.bestia.cards import CARD_ID, NAMES, Trumps, ids_of
 from domain.games.bestia.decide import decide
 from domain.games.bestia.evolve import evolve
 from domain.games.bestia.model import DealSettled, Declare, Exchange, Play, State

@@ -113,13 +113,3 @@ def play(tt: Trumps, legal: Sequence[int], trick: Sequence[int], last: bool, nee
 
 def ids(names: Sequence[str] | None) -> list[int]:
     return [CARD_ID[n] for n in names or ()]
-
-
-def ids_of(mask: int) -> list[int]:
-    """The cards of a mask, ascending (a hand's canonical order)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
