@@ -37,6 +37,7 @@ from service.application.tournaments import (
 )
 from service.core.refusals import ApplicationError
 from service.storage.db import get_database
+from service.web.languages import speak_club_language
 from service.web.pages import console_forms as forms
 from service.web.pages import formkeys
 from service.web.pages.console_base import (
@@ -338,6 +339,7 @@ def slips(tournament_id: str, number: int) -> Response:
     whole tournament with its QR code. Printed again, they show the same links: nobody is
     logged out (a person's new link is given under Entries, one at a time)."""
     state = read_tournament(tournament_id).state
+    speak_club_language(state.config.language)  # printed for the club's room
     if not 1 <= number <= len(state.rounds):
         raise ApiError(
             404, "not_found", gettext("this tournament has no round %(num)s", num=number)

@@ -15,6 +15,7 @@ from flask import Blueprint, Response, render_template
 
 from domain.tournament.standings import shown, unranked
 from service.application.tournaments import read_standings, read_tournament
+from service.web.languages import speak_club_language
 from service.web.pages import games
 from service.web.pages.answers import answer_errors_with_pages, html
 from service.web.pages.console_tournaments import round_tables
@@ -31,6 +32,7 @@ def wall(tournament_id: str) -> Response:
     """Tables in play and the standings, for the club room's screen."""
     log = read_tournament(tournament_id)
     state = log.state
+    speak_club_language(state.config.language)
     current = state.current
     seating = round_tables(tournament_id, current.number) if current is not None else None
     _, rows = read_standings(tournament_id)
