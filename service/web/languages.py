@@ -88,6 +88,7 @@ def _remember(response: Response) -> Response:
 def install(app: Flask) -> None:
     """Flask-Babel on ``app``; templates get ``languages``, ``language``, ``switch_url``."""
     Babel(app, locale_selector=choose, default_domain="messages")
+    app.config["LANGUAGES"] = LANGUAGES  # what a problem's detail may speak (problems.py)
     app.after_request(_remember)
     app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %}
     app.jinja_env.globals.update(

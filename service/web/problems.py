@@ -78,13 +78,12 @@ HTTP_DETAILS: dict[int, LazyString] = {
 
 def asked_language(message: LazyString | str) -> str:
     """A fixed message in the language the client's ``Accept-Language`` asks for, among the
-    catalogues the app has (English otherwise): a problem's ``detail`` may follow it, its
-    ``code`` never does."""
-    babel = current_app.extensions.get("babel") if has_request_context() else None
-    if babel is None:
+    app's languages (``LANGUAGES`` in its config, set with Flask-Babel; English otherwise):
+    a problem's ``detail`` may follow it, its ``code`` never does."""
+    known = current_app.config.get("LANGUAGES") if has_request_context() else None
+    if not known:
         return str(message)
-    known = [str(locale) for locale in babel.instance.list_translations()]
-    with force_locale(request.accept_languages.best_match(known) or "en"):
+    with force_locale(request.accept_languages.best_match(known) or known[0]):
         return str(message)
 
 
