@@ -42,6 +42,9 @@ from domain.engine import fingerprint  # noqa: E402  (this checkout's, not an in
 
 MANIFEST = Path("domain/_engine.json")
 CACHE = ROOT / "build" / "engine"
+#: The shared mypyc runtime library's module, inside ``domain/``: importable wherever the
+#: package is (an editable install's finder maps packages, not the checkout's top folder).
+GROUP = "domain._engine_runtime"
 #: What a copy leaves out: caches, the virtualenv, builds, local data.
 _SKIP = {
     ".git",
@@ -72,8 +75,8 @@ def source_of(module: str) -> Path:
 
 
 def compiled_files(root: Path) -> list[Path]:
-    """Every extension module a build left in ``root`` (``domain/**`` and the shared
-    mypyc runtime library at the top)."""
+    """Every extension module a build left in ``root``: ``domain/**``, the shared mypyc
+    runtime library among them (``GROUP``), and one an older build left at the top."""
     found = [p for p in (root / "domain").rglob("*") if p.suffix in (".so", ".pyd")]
     found += [p for p in root.glob("*__mypyc*") if p.suffix in (".so", ".pyd")]
     return sorted(found)
@@ -107,7 +110,7 @@ def build(root: Path, *, verbose: bool = False) -> dict[str, object]:
             "paths, tmp = sys.argv[1:-1], sys.argv[-1]\n"
             "setup(name='cardledger-engine', py_modules=[],\n"
             "      ext_modules=mypycify(paths, opt_level='3', debug_level='0',\n"
-            "                           target_dir=tmp + '/c'),\n"
+            f"                           group_name={GROUP!r}, target_dir=tmp + '/c'),\n"
             "      script_args=['build_ext', '--inplace', '--build-temp', tmp + '/o'])\n"
         )
         paths = [str(source_of(name)) for name in names]
@@ -142,7 +145,7 @@ def _compiler() -> str:
 def key(root: Path = ROOT) -> str:
     """What a build depends on: the modules, their sources, the compiler, the interpreter."""
     names = modules(root)
-    text = json.dumps([names, fingerprint(root, names), _compiler(), sys.version], sort_keys=True)
+    text = json.dumps([names, fingerprint(root, names), _compiler(), sys.version, GROUP])
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
