@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from domain.games import SPECS
-from service.core.config import Config
+from service.core.config import DEFAULT_TAP_QUIET_MS, Config
 from service.core.signing import new_private_key
 from service.running.app import create_app
 from service.storage.db import run_migrations
@@ -41,6 +41,7 @@ def make_test_app(
     trusted_keys: tuple[str, ...] = (),
     jobs: str | None = None,
     broker_url: str | None = None,
+    tap_quiet_ms: int = DEFAULT_TAP_QUIET_MS,
 ) -> Flask:
     """An app on a migrated `database_url`, with a known organiser token, in testing mode.
 
@@ -60,6 +61,7 @@ def make_test_app(
         trusted_keys=trusted_keys,
         jobs=jobs or ("redis" if redis_url else "eager"),
         broker_url=broker_url,
+        tap_quiet_ms=tap_quiet_ms,
     )
     app = create_app(config)
     app.config["TESTING"] = True

@@ -34,6 +34,9 @@ DEFAULT_HEARTBEAT_SECONDS = 5.0
 #: Live streams (``GET …/watch``) each web process holds open at most; `make run` gives
 #: gunicorn this many threads more than ``THREADS`` (``service.running.serve``).
 DEFAULT_WATCHERS = 64
+#: How long a table page ignores taps after it redraws the table (ms): the second tap of a
+#: double tap lands on the new table within it and must not pick or play what lies there.
+DEFAULT_TAP_QUIET_MS = 600
 
 
 def default_broker_url(var_dir: Path = VAR_DIR) -> str:
@@ -109,6 +112,8 @@ class Config:
     #: Live streams one web process holds open at most (`CARDLEDGER_WATCHERS`); beyond,
     #: 503 ``too_many_watchers`` and the pages follow by polling (``service.application.live``).
     watchers: int = DEFAULT_WATCHERS
+    #: How long a table page ignores taps after a redraw (`CARDLEDGER_TAP_QUIET_MS`).
+    tap_quiet_ms: int = DEFAULT_TAP_QUIET_MS
 
     def __post_init__(self) -> None:
         jobs = self.jobs or ("redis" if self.redis_url else "sqlite")
@@ -122,6 +127,8 @@ class Config:
             raise ValueError("CARDLEDGER_HEARTBEAT_SECONDS must be more than 0")
         if self.watchers < 0:
             raise ValueError("CARDLEDGER_WATCHERS must be 0 or more")
+        if self.tap_quiet_ms < 0:
+            raise ValueError("CARDLEDGER_TAP_QUIET_MS must be 0 or more")
         broker = self.broker_url
         if jobs == "redis":
             broker = self.redis_url
@@ -158,6 +165,7 @@ class Config:
                 env, "CARDLEDGER_HEARTBEAT_SECONDS", float, DEFAULT_HEARTBEAT_SECONDS
             ),
             watchers=_number(env, "CARDLEDGER_WATCHERS", int, DEFAULT_WATCHERS),
+            tap_quiet_ms=_number(env, "CARDLEDGER_TAP_QUIET_MS", int, DEFAULT_TAP_QUIET_MS),
         )
 
 

@@ -19,6 +19,7 @@ from service.storage.db import get_database
 from tests.conftest import service_missing
 from tests.helpers import make_test_app
 from tests.pages.browser import launch, serve
+from tests.pages.tapping import TAP_QUIET_MS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
@@ -41,9 +42,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture(scope="module")
 def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    """An app on its own SQLite file whose pages poll every 200 ms."""
+    """An app on its own SQLite file whose pages poll every 200 ms and settle after a redraw
+    in ``TAP_QUIET_MS``."""
     path = tmp_path_factory.mktemp("pages") / "cardledger.db"
-    app = make_test_app(f"sqlite:///{path}")
+    app = make_test_app(f"sqlite:///{path}", tap_quiet_ms=TAP_QUIET_MS)
     app.config["PAGES_POLL_MS"] = 200
     yield app
     get_database(app).engine.dispose()

@@ -36,7 +36,7 @@ import pytest
 
 from tests.integration.test_embedded_jobs import EmbeddedServer
 from tests.pages.conftest import SIZES, Phones
-from tests.pages.tapping import TAPPABLE, tap
+from tests.pages.tapping import TAP_QUIET_MS, TAPPABLE, tap
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -87,7 +87,11 @@ def expect(target: Any) -> Any:
 @pytest.fixture
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
     """``make run`` on a SQLite file and broker of its own (one worker for the live tables)."""
-    started = EmbeddedServer(tmp_path_factory.mktemp("club-swiss"), LIVE_WORKERS="1")
+    started = EmbeddedServer(
+        tmp_path_factory.mktemp("club-swiss"),
+        LIVE_WORKERS="1",
+        CARDLEDGER_TAP_QUIET_MS=str(TAP_QUIET_MS),
+    )
     try:
         yield started
     finally:

@@ -216,6 +216,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         "act": f"/tables/{table_id}/view/act{asked}",
         "csrf": csrf_token(token) if token else None,
         "interval": current_app.config.get("PAGES_POLL_MS", POLL_MS),
+        "quiet_ms": current_app.config["CARDLEDGER"].tap_quiet_ms,
     }
     return {
         "table_id": table_id,
