@@ -33,6 +33,14 @@ def test_config_defaults(tmp_path: Path) -> None:
     assert (tmp_path / "var").is_dir()
 
 
+def test_a_pages_quiet_moment_after_a_redraw(tmp_path: Path) -> None:
+    """600 ms unless CARDLEDGER_TAP_QUIET_MS says otherwise; never negative."""
+    assert Config.from_env({}, tmp_path).tap_quiet_ms == 600
+    assert Config.from_env({"CARDLEDGER_TAP_QUIET_MS": "150"}, tmp_path).tap_quiet_ms == 150
+    with pytest.raises(ValueError, match="CARDLEDGER_TAP_QUIET_MS"):
+        Config.from_env({"CARDLEDGER_TAP_QUIET_MS": "-1"}, tmp_path)
+
+
 def test_where_jobs_run(tmp_path: Path) -> None:
     """Without REDIS_URL jobs go through a SQLite broker under var/ (make run's worker);
     eager, inside the request, only when asked for (CARDLEDGER_JOBS=eager, the tests)."""
