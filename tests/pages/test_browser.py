@@ -95,13 +95,15 @@ def test_a_replay_steps_with_the_keyboard(page: Page, live_app: Flask, base_url:
     assert sorted(cards(page, f'section[data-seat="{seat}"] .hand .legal')) == legal
     assert cards(page, f'section[data-seat="{seat}"] .hand .played') == [card]
 
-    page.get_by_role("button", name="Next event").click()
+    page.get_by_role("button", name="Next step").click()
     expect(step).to_contain_text(f"step {first_trick + 1} of {count}")
 
     third = [e for e in events if e["type"] == "TrickCompleted"][2]
     permalink = page.context.new_page()
     permalink.goto(f"{url}#v={third['version']}")
-    expect(permalink.locator("#step-count")).to_contain_text(f"version {third['version']}")
+    steps_in = f"step {events.index(third) + 1} of {count}"  # step numbers, never versions
+    expect(permalink.locator("#step-count")).to_contain_text(steps_in)
+    expect(permalink.locator("#step-count")).not_to_contain_text("version")
     shown = cards(permalink, f"{trick} [data-card]")
     assert shown == [str(c) for c in third["data"]["cards"]]
     expect(permalink.locator(f"#s-{third['version']}")).to_have_attribute("aria-current", "step")

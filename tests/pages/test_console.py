@@ -322,8 +322,8 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
 
     player = console.post("/players", json={"name": "Dee"}, headers=ORGANISER).get_json()
     offered = text(console.get(f"/console/tournaments/{tid}"))
-    assert f'<option value="{player["id"]}">Dee</option>' in offered
-    for data in ({"name": "Ann"}, {"name": "Bo"}, {"player_id": player["id"]}, {"name": "Cy"}):
+    assert '<option value="Dee"></option>' in offered  # offered by name, entered by name
+    for data in ({"name": "Ann"}, {"name": "Bo"}, {"player_id": "Dee"}, {"name": "Cy"}):
         assert post(console, f"/console/tournaments/{tid}/entries", data).status_code == 303
     sure = {"sure": "yes"}
     assert post(console, f"/console/tournaments/{tid}/entries/4/withdraw", sure).status_code == 303
@@ -412,7 +412,7 @@ def test_the_lists(console: FlaskClient) -> None:
     assert "Quay night" in page
     # a tournament's table by the club's name for it; a lone table by its game
     assert "Quay night · round 1 · table 1</a>" in page
-    assert f"The Bottle Imp {table.id[:6]}</a>" in page
+    assert "The Bottle Imp table</a>" in page and table.id[:6] not in page.split("data-table")[0]
     finished = console.get("/console?status=finished")
     assert finished.status_code == 200
     assert f'data-table="{table.id}"' not in text(finished)

@@ -147,7 +147,7 @@ def whole(form: Mapping[str, str], name: str, errors: dict[str, str]) -> int | N
 SEAT_KINDS = ("person", "player", *(f"bot:{name}" for name in BOT_NAMES), "empty")
 
 
-_SEAT_KIND_WORDS = {"person": lazy_gettext("person"), "player": lazy_gettext("player id"),
+_SEAT_KIND_WORDS = {"person": lazy_gettext("person"), "player": lazy_gettext("registered player"),
                     "empty": lazy_gettext("no seat")}  # fmt: skip
 
 
@@ -176,7 +176,9 @@ def read_seats(form: Mapping[str, str], count: int) -> tuple[list[dict[str, str]
         if kind.startswith("bot:"):
             seats.append({"bot": kind[4:]})
         elif not who:
-            asked = gettext("type a name") if kind == "person" else gettext("type the player's id")
+            asked = (
+                gettext("type a name") if kind == "person" else gettext("type the player's name")
+            )
             errors[f"seat-{i}"] = asked
         else:
             seats.append({"name": who} if kind == "person" else {"player_id": who})

@@ -110,14 +110,16 @@ def recent_tables(connection: Connection, limit: int = LIMIT) -> list[TableRow]:
     for row in connection.execute(query):
         seating = None
         if row.tournament_id is not None:
-            name = row.name or _unnamed(row.tournament_id)
+            name = row.name or _unnamed()
             seating = Seating(row.tournament_id, name, row.round, row.number)
         rows.append(_table_row(connection, row.id, row.created_at, seating))
     return rows
 
 
-def _unnamed(tournament_id: str) -> str:
-    return gettext("tournament %(id)s", id=tournament_id[:8])
+def _unnamed() -> str:
+    """A tournament whose row has no name (a stream not, or no longer, readable): the pages
+    say so in words, never by its id."""
+    return gettext("a tournament")
 
 
 def seating_of(connection: Connection, table_id: str) -> Seating | None:
@@ -139,7 +141,7 @@ def seating_of(connection: Connection, table_id: str) -> Seating | None:
     ).first()
     if row is None:
         return None
-    name = row.name or _unnamed(row.tournament_id)
+    name = row.name or _unnamed()
     return Seating(row.tournament_id, name, row.round, row.number)
 
 
