@@ -72,7 +72,7 @@ def decide(state: Any, action: TakeOverSeat | ReturnSeat) -> list[Any]:
     if seats[seat].bot:
         raise RuleViolation(
             "bot_seat", f"seat {seat} is the {seats[seat].bot} bot's from the start: no person "
-            "to stand in for"
+            "to stand in for", seat=seat
         )  # fmt: skip
     if isinstance(action, ReturnSeat):
         return [SeatReturned(seat)]
@@ -96,10 +96,13 @@ def check(taken: Takeovers, action: TakeOverSeat | ReturnSeat) -> None:
         raise RuleViolation(
             "already_taken_over",
             f"seat {action.seat} is played by the {held.bot} bot already: hand it back first",
+            seat=action.seat,
         )
     if type(action) is ReturnSeat and held is None:
         raise RuleViolation(
-            "not_taken_over", f"seat {action.seat} is played by its person: nothing to hand back"
+            "not_taken_over",
+            f"seat {action.seat} is played by its person: nothing to hand back",
+            seat=action.seat,
         )
 
 

@@ -58,9 +58,14 @@ def _check_seat(s: State, seat: object) -> int:
 def _check_turn(s: State, seat: int, expected: int, doing: str) -> None:
     if seat != expected:
         if s.phase != "declaring" and seat not in s.active:
-            raise RuleViolation("not_your_turn", f"seat {seat} passed and is out of this deal")
+            raise RuleViolation(
+                "not_your_turn", f"seat {seat} passed and is out of this deal", seat=seat
+            )
         raise RuleViolation(
-            "not_your_turn", f"it is seat {expected}'s turn to {doing}, not {seat}'s"
+            "not_your_turn",
+            f"it is seat {expected}'s turn to {doing}, not {seat}'s",
+            seat=seat,
+            turn=expected,
         )
 
 
@@ -128,27 +133,43 @@ def _recorded(s: State, k: int, action: Any) -> DealStarted:
     n = s.table.players
     raw = action.hands
     if not isinstance(raw, list | tuple) or len(raw) != n:
-        raise RuleViolation("invalid_deal", f"a recorded deal lists {n} hands, one per seat")
+        raise RuleViolation(
+            "invalid_deal", f"a recorded deal lists {n} hands, one per seat", fault="hands", count=n
+        )
     seen: set[int] = set()
     hands = []
     for seat, cards in enumerate(raw):
         if not isinstance(cards, list | tuple) or len(cards) != HAND:
-            raise RuleViolation("invalid_deal", f"seat {seat} must get {HAND} cards")
+            raise RuleViolation(
+                "invalid_deal",
+                f"seat {seat} must get {HAND} cards",
+                fault="count",
+                seat=seat,
+                count=HAND,
+            )
         ids = []
         for value in cards:
             c = card_id(value, s.rules.deck_mask)
             if c in seen:
-                raise RuleViolation("invalid_deal", f"card {NAMES[c]} is dealt twice")
+                raise RuleViolation(
+                    "invalid_deal",
+                    f"card {NAMES[c]} is dealt twice",
+                    fault="dealt_twice",
+                    card=NAMES[c],
+                )
             seen.add(c)
             ids.append(c)
         hands.append(tuple(NAMES[c] for c in sorted(ids)))
     if action.muestra is None:
-        raise RuleViolation("invalid_deal", "a recorded deal names the muestra")
+        raise RuleViolation("invalid_deal", "a recorded deal names the muestra", fault="no_muestra")
     m = card_id(action.muestra, s.rules.deck_mask)
     if NAMES[m] not in hands[s.dealer]:
         raise RuleViolation(
             "invalid_deal",
             f"the muestra {NAMES[m]} must be a card of the dealer's (seat {s.dealer}) hand",
+            fault="muestra_not_dealers",
+            card=NAMES[m],
+            seat=s.dealer,
         )
     return DealStarted(k, s.dealer, SUITS[SUIT_OF[m]], NAMES[m], tuple(hands), s.rules.ante)
 
@@ -161,7 +182,9 @@ def _deal(s: State, action: Any) -> list[Any]:
     k = s.deal + 1
     if action.hands is None:
         if action.muestra is not None:
-            raise RuleViolation("invalid_deal", "a seeded deal turns its own muestra")
+            raise RuleViolation(
+                "invalid_deal", "a seeded deal turns its own muestra", fault="seeded_muestra"
+            )
         return [_seeded(s, k)]
     return [_recorded(s, k, action)]
 
@@ -297,7 +320,12 @@ def _discard_mask(s: State, seat: int, values: tuple | list) -> int:
             c = card_id(value, s.rules.deck_mask)
             if out & BIT[c]:
                 raise RuleViolation("invalid_exchange", f"{NAMES[c]} appears twice in the discard")
-            raise RuleViolation("card_not_in_hand", f"seat {seat} does not hold {NAMES[c]}")
+            raise RuleViolation(
+                "card_not_in_hand",
+                f"seat {seat} does not hold {NAMES[c]}",
+                seat=seat,
+                card=NAMES[c],
+            )
         out |= bit
     return out
 
@@ -345,7 +373,9 @@ def _refuse_play(s: State, action: Any) -> list[Any]:
         raise RuleViolation("wrong_phase", "the deal's play is over")
     _check_turn(s, seat, s.order[i], "play")
     c = card_id(action.card, s.rules.deck_mask)
-    raise RuleViolation("card_not_in_hand", f"seat {seat} does not hold {NAMES[c]}")
+    raise RuleViolation(
+        "card_not_in_hand", f"seat {seat} does not hold {NAMES[c]}", seat=seat, card=NAMES[c]
+    )
 
 
 _DECIDE: dict[type, Callable[[State, Any], list[Any]]] = {

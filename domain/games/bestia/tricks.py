@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from domain.errors import RuleViolation
+from domain.errors import Fact, RuleViolation
 from domain.games.bestia.cards import NAMES, PANFILO, SUIT_NAMES, Trumps
 from domain.games.bestia.model import State
 
@@ -52,16 +52,19 @@ def why_illegal(s: State, seat: int, card: int) -> RuleViolation:
     best = s.best
     mine = tt.suit_of[card]
     who = f"seat {seat}"
+    facts: dict[str, Fact] = {"seat": seat, "card": NAMES[card]}
     if held & tt.suit_mask[led]:
         if mine != led:
             return RuleViolation(
                 "must_follow_suit",
                 f"{who} holds {_suit(tt, led)} and must follow (asistir); "
                 f"{_card(tt, card)} is not one",
+                **facts,
             )
         return RuleViolation(
             "must_beat",
             f"{who} can beat {_card(tt, best)} and must (matar); {_card(tt, card)} does not",
+            **facts,
         )
     trumps = held & tt.suit_mask[tt.suit]
     if tt.suit_of[best] == tt.suit:
@@ -70,14 +73,17 @@ def why_illegal(s: State, seat: int, card: int) -> RuleViolation:
                 "must_overtrump",
                 f"{who} can play a trump above {_card(tt, best)} and must (pisar); "
                 f"{_card(tt, card)} does not",
+                **facts,
             )
         return RuleViolation(
             "must_undertrump",
             f"{who} cannot overtrump but holds a trump and this table plays must_undertrump; "
             f"{_card(tt, card)} is not a trump",
+            **facts,
         )
     return RuleViolation(
         "must_trump",
         f"{who} has no {SUIT_NAMES[led]} and holds a trump, so must trump (fallar); "
         f"{_card(tt, card)} is not a trump",
+        **facts,
     )

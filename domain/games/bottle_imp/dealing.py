@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from domain.deciding import expect_phase
-from domain.errors import RuleViolation
+from domain.errors import Fact, RuleViolation
 from domain.games.bottle_imp import layout
 from domain.games.bottle_imp.cards import DECK, card
 from domain.games.bottle_imp.model import DealStarted, State
@@ -45,32 +45,51 @@ def _recorded_hands(s: State, action: Any) -> tuple[tuple, tuple[int, ...] | Non
     seats = layout.seats(t.variant, t.players)
     raw = action.hands
     if not isinstance(raw, list | tuple) or len(raw) != seats:
-        raise RuleViolation("invalid_deal", f"a recorded deal lists {seats} hands, one per seat")
-    piles: list[tuple[str, Sequence[object]]] = []
+        raise RuleViolation(
+            "invalid_deal",
+            f"a recorded deal lists {seats} hands, one per seat",
+            fault="hands",
+            count=seats,
+        )
+    # each pile: its English name, its facts, its cards
+    piles: list[tuple[str, dict[str, Fact], Sequence[object]]] = []
     if t.variant == layout.BRIGHT_HOUSE:
         for seat, h in enumerate(raw):
             if not isinstance(h, dict) or set(h) != set(layout.PILES):
                 raise RuleViolation(
-                    "invalid_deal", f"seat {seat}'s hand must be {{'A': [9 cards], 'B': [9 cards]}}"
+                    "invalid_deal",
+                    f"seat {seat}'s hand must be {{'A': [9 cards], 'B': [9 cards]}}",
+                    fault="piles",
+                    seat=seat,
                 )
-            piles += [(f"seat {seat}'s pile {p}", h[p]) for p in layout.PILES]
+            piles += [
+                (f"seat {seat}'s pile {p}", {"seat": seat, "pile": p}, h[p]) for p in layout.PILES
+            ]
         size = 9
     else:
-        piles = [(f"seat {seat}", h) for seat, h in enumerate(raw)]
+        piles = [(f"seat {seat}", {"seat": seat}, h) for seat, h in enumerate(raw)]
         size = 11 if t.variant == layout.LOPAKA else 36 // seats
     if t.variant == layout.LOPAKA:
-        piles.append(("the devil's trick", action.devil if action.devil is not None else ()))
+        piles.append(("the devil's trick", {}, action.devil if action.devil is not None else ()))
     elif action.devil is not None:
-        raise RuleViolation("invalid_deal", "only lopaka deals a devil's trick")
+        raise RuleViolation("invalid_deal", "only lopaka deals a devil's trick", fault="no_devil")
     seen: set[int] = set()
-    for who, cards in piles:
-        want = 3 if who == "the devil's trick" else size
+    for who, facts, cards in piles:
+        want = size if facts else 3  # the devil's trick: no seat's
         if not isinstance(cards, list | tuple) or len(cards) != want:
-            raise RuleViolation("invalid_deal", f"{who} must get {want} cards")
+            raise RuleViolation(
+                "invalid_deal",
+                f"{who} must get {want} cards",
+                fault="count" if facts else "devil_count",
+                count=want,
+                **facts,
+            )
         for value in cards:
             c = card(value)
             if c in seen:
-                raise RuleViolation("invalid_deal", f"card {c} is dealt twice")
+                raise RuleViolation(
+                    "invalid_deal", f"card {c} is dealt twice", fault="dealt_twice", card=c
+                )
             seen.add(c)
     # 36 distinct valid cards were dealt, so the deck is complete.
     if t.variant == layout.BRIGHT_HOUSE:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
-from domain.errors import RuleViolation
+from domain.errors import Fact, RuleViolation
 from domain.events import MatchEnded
 from domain.games.bottle_imp import dealing, layout, lopaka
 from domain.games.bottle_imp.cards import (
@@ -71,14 +71,26 @@ def _whose(s: State, slot: int) -> str:
     return f"seat {seat}'s pile {name}" if name else f"seat {seat}"
 
 
+def _whose_facts(s: State, slot: int) -> dict[str, Fact]:
+    """``_whose`` as a refusal's facts: the seat, and its pile where it has two."""
+    seat = layout.owner(s.table.variant, slot)
+    name = layout.hand_name(s.table.variant, slot)
+    return {"seat": seat, "pile": name} if name else {"seat": seat}
+
+
 def _dealt_card(s: State, slot: int, value: object) -> int:
     """A card the slot was dealt and still holds (rule 2: received cards stay put)."""
     c = card(value)
     if not s.hands[slot] & BIT[c]:
-        raise RuleViolation("card_not_in_hand", f"{_whose(s, slot)} does not hold {c}")
+        raise RuleViolation(
+            "card_not_in_hand", f"{_whose(s, slot)} does not hold {c}", **_whose_facts(s, slot)
+        )
     if s.received[slot] & BIT[c]:
         raise RuleViolation(
-            "card_was_received", f"{c} was passed to {_whose(s, slot)}; only dealt cards go on"
+            "card_was_received",
+            f"{c} was passed to {_whose(s, slot)}; only dealt cards go on",
+            card=c,
+            **_whose_facts(s, slot),
         )
     return c
 
@@ -95,7 +107,9 @@ def _discard(s: State, action: Any) -> list:
     slot = _slot(s, seat, action.hand)
     if s.discards[slot] is not None:
         raise RuleViolation(
-            "already_discarded", f"{_whose(s, slot)} already laid a card in the devil's trick"
+            "already_discarded",
+            f"{_whose(s, slot)} already laid a card in the devil's trick",
+            **_whose_facts(s, slot),
         )
     c = _dealt_card(s, slot, action.card)
     event = _new(CardDiscarded, (seat, c, action.hand))
@@ -131,7 +145,9 @@ def _pass(s: State, action: Any) -> list:
         raise RuleViolation("invalid_pass", f"in {variant} a pass names {names}")
     slot = _slot(s, seat, action.hand)
     if s.passes[slot] is not None:
-        raise RuleViolation("already_passed", f"{_whose(s, slot)} has already passed")
+        raise RuleViolation(
+            "already_passed", f"{_whose(s, slot)} has already passed", **_whose_facts(s, slot)
+        )
     if variant == layout.STANDARD:
         left, right = _dealt_card(s, slot, action.left), _dealt_card(s, slot, action.right)
         if left == right:
@@ -196,7 +212,7 @@ def _choose_open(s: State, action: Any) -> list:
     seat = _check_seat(s, action.seat)
     _slot(s, seat, action.hand)
     if s.open_hands[seat] is not None:
-        raise RuleViolation("already_chosen", f"seat {seat} already chose its open hand")
+        raise RuleViolation("already_chosen", f"seat {seat} already chose its open hand", seat=seat)
     return _with_consequences(s, OpenHandChosen(seat, action.hand))
 
 
@@ -230,6 +246,9 @@ def _play(s: State, action: Play) -> list:
                 "must_follow_suit",
                 f"{_whose(s, slot)} holds {SUITS[led]} cards and must follow {SUITS[led]}; "
                 f"{c} is {SUITS[SUIT[c]]}",
+                card=c,
+                suit=SUITS[led],
+                **_whose_facts(s, slot),
             )
     variant = s.table.variant
     played = _PLAYED[variant == layout.BRIGHT_HOUSE][slot][c]
@@ -270,17 +289,29 @@ def _refuse_play(s: State, action: Any) -> list:
     variant = s.table.variant
     slot = s.order[len(s.trick)]
     if s.turn[len(s.trick)] != seat:
-        raise RuleViolation("not_your_turn", f"it is {_whose(s, slot)}'s turn, not seat {seat}'s")
+        raise RuleViolation(
+            "not_your_turn",
+            f"it is {_whose(s, slot)}'s turn, not seat {seat}'s",
+            seat=seat,
+            turn=layout.owner(variant, slot),
+        )
     hand = layout.hand_name(variant, slot)
     if action.hand is not None and action.hand != hand:
-        raise RuleViolation("wrong_hand", f"this card must come from {_whose(s, slot)}")
+        raise RuleViolation(
+            "wrong_hand", f"this card must come from {_whose(s, slot)}", **_whose_facts(s, slot)
+        )
     c = card(action.card)
     other = slot ^ 1 if variant == layout.BRIGHT_HOUSE else None
     if other is not None and s.hands[other] & BIT[c]:
         raise RuleViolation(
-            "wrong_hand", f"{c} is in {_whose(s, other)}; this card comes from {_whose(s, slot)}"
+            "wrong_hand",
+            f"{c} is in {_whose(s, other)}; this card comes from {_whose(s, slot)}",
+            card=c,
+            **_whose_facts(s, slot),
         )
-    raise RuleViolation("card_not_in_hand", f"{_whose(s, slot)} does not hold {c}")
+    raise RuleViolation(
+        "card_not_in_hand", f"{_whose(s, slot)} does not hold {c}", **_whose_facts(s, slot)
+    )
 
 
 def _trick_result(s: State, cards: tuple[int, ...]) -> TrickCompleted:

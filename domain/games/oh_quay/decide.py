@@ -53,7 +53,12 @@ def _in_turn(seat: object, acting: int) -> int:
     """``seat`` is a seat and the one expected to act."""
     seat = _check_seat(seat)
     if seat != acting:
-        raise RuleViolation("not_your_turn", f"it is seat {acting}'s turn, not seat {seat}'s")
+        raise RuleViolation(
+            "not_your_turn",
+            f"it is seat {acting}'s turn, not seat {seat}'s",
+            seat=seat,
+            turn=acting,
+        )
     return seat
 
 
@@ -62,12 +67,23 @@ def _in_turn(seat: object, acting: int) -> int:
 
 def _recorded(raw: object, what: str) -> tuple[tuple[str, ...], ...]:
     if not isinstance(raw, list | tuple) or len(raw) != layout.PLAYERS:
-        raise RuleViolation("invalid_deal", f"a recorded deal lists 2 {what}s, one per seat")
+        raise RuleViolation(
+            "invalid_deal",
+            f"a recorded deal lists 2 {what}s, one per seat",
+            fault="hands",
+            count=layout.PLAYERS,
+            pile=what,
+        )
     piles = []
     for seat, pile in enumerate(raw):
         if not isinstance(pile, list | tuple) or len(pile) != layout.PILE:
             raise RuleViolation(
-                "invalid_deal", f"seat {seat}'s {what} must hold {layout.PILE} cards"
+                "invalid_deal",
+                f"seat {seat}'s {what} must hold {layout.PILE} cards",
+                fault="count",
+                seat=seat,
+                pile=what,
+                count=layout.PILE,
             )
         piles.append(tuple(card(c) for c in pile))
     return tuple(piles)
@@ -85,13 +101,19 @@ def _deal(s: State, action: Any) -> list:
         quays, canals = layout.seeded_piles(shuffle(DECK, dseed), s.starter)
         return [DealStarted(k, s.starter, quays, canals, dseed)]
     if action.quays is None or action.canals is None:
-        raise RuleViolation("invalid_deal", "a recorded deal gives both the quays and the canals")
+        raise RuleViolation(
+            "invalid_deal",
+            "a recorded deal gives both the quays and the canals",
+            fault="quays_and_canals",
+        )
     quays, canals = _recorded(action.quays, "quay"), _recorded(action.canals, "canal")
     seen: set[str] = set()
     for pile in (*quays, *canals):
         for c in pile:
             if c in seen:
-                raise RuleViolation("invalid_deal", f"{c} is dealt twice")
+                raise RuleViolation(
+                    "invalid_deal", f"{c} is dealt twice", fault="dealt_twice", card=c
+                )
             seen.add(c)
     # 36 distinct cards of the deck were dealt, so the deck is complete.
     return [DealStarted(k, s.starter, quays, canals)]
