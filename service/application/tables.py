@@ -30,7 +30,7 @@ from service.application.unit_of_work import Accepted, Request, unit_of_work
 from service.core.refusals import Forbidden, Unauthorized
 from service.core.resources import resources
 from service.storage.db import get_database
-from service.storage.eventstore import NewEvent, VersionConflict, canonical_json
+from service.storage.eventstore import NewEvent, StaleHead, VersionConflict, canonical_json
 from service.storage.seat_tokens import issue_seat_tokens
 from service.storage.tablelog import TableLog, TableLogs, refuse_taken_over, table_logs_of
 
@@ -153,11 +153,24 @@ def act(
     ``domain.stand_ins``). Once committed, the change is published (which wakes a bot
     left to move: ``service.jobs.botplay``), unless ``autoplay`` is off: the bots' own
     loop.
+
+    On PostgreSQL, a table this process has cached is acted on as cached, unless the
+    request carries an Idempotency-Key: its append checks the stored head in the same
+    statement (``UnitOfWork.lock_table``). If that check fails, or the cached table is
+    refused, it is done again once, locked and loaded from the database (``StaleHead``).
     """
-    for attempt in range(1, ATTEMPTS + 1):
+    unchecked = key is None
+    attempt = 1
+    while True:
         try:
-            return _act_once(table_id, body, viewer, expected, key, actor, autoplay)
+            return _act_once(table_id, body, viewer, expected, key, actor, autoplay, unchecked)
+        except StaleHead:
+            if not unchecked:
+                raise  # only an unchecked attempt can find its head stale
+            logger.info("table %s: the cached log was not the stored one, loading it", table_id)
+            unchecked = False
         except (VersionConflict, IntegrityError) as conflict:
+            unchecked = False
             if expected is not None or attempt == ATTEMPTS:
                 if isinstance(conflict, IntegrityError):
                     _refuse_if_damaged(table_id)
@@ -167,7 +180,7 @@ def act(
             at = conflict.expected if isinstance(conflict, VersionConflict) else "?"
             logger.warning("table %s: lost a race at version %s, deciding again (attempt %d)",
                            table_id, at, attempt + 1)  # fmt: skip
-    raise AssertionError("unreachable")
+            attempt += 1
 
 
 ATTEMPTS = 3
@@ -189,24 +202,33 @@ def _act_once(
     key: str | None,
     actor: str | None,
     autoplay: bool,
+    unchecked: bool = False,
 ) -> Accepted:
     _authorize(viewer, body)
     request = None if key is None else Request(table_id, key, _request_hash(body, expected, viewer))
     with unit_of_work(publish=autoplay) as work:
-        work.lock_table(table_id)  # one writer per table at a time, everywhere
+        # one writer per table at a time, everywhere (or, unchecked, one append per version)
+        work.lock_table(table_id, unchecked=unchecked and request is None)
         if request is not None and (first := work.answered(request)) is not None:
             return first  # a retry: the first answer, and nothing appended
         log = work.table(table_id)
-        if expected is not None and expected != log.version:
-            raise VersionConflict(table_id, expected, log.version)
-        if actor is None and type(viewer) is int:  # the seat's person (a bot names itself)
-            refuse_taken_over(log, viewer)
-        rules = log.rules
-        action = rules.parse(body)
-        if body.get("type") == "deal":
-            _authorize_deal(log, viewer)
-        events = rules.decide(log.state, action)
-        after = work.append_table(log, events, recorded(log.opened.game, events, viewer, actor))
+        try:
+            if expected is not None and expected != log.version:
+                raise VersionConflict(table_id, expected, log.version)
+            if actor is None and type(viewer) is int:  # the seat's person (a bot names itself)
+                refuse_taken_over(log, viewer)
+            rules = log.rules
+            action = rules.parse(body)
+            if body.get("type") == "deal":
+                _authorize_deal(log, viewer)
+            events = rules.decide(log.state, action)
+            after = work.append_table(log, events, recorded(log.opened.game, events, viewer, actor))
+        except StaleHead:
+            raise
+        except Exception as refused:  # refused on a cached log the database never confirmed?
+            if not work.checked(table_id):
+                raise StaleHead(table_id) from refused
+            raise
         shown = {"version": after.version, "events": visible_rows(after, viewer, log.version)}
         return work.answer(request, Accepted(201, shown))
 

@@ -9,7 +9,11 @@ through one, in this order:
    transaction (one writer per stream at a time, in every process) and the stream is
    loaded through its repository (``service.storage.streams``: chained, signed and
    checked, cached), refused if its log is damaged (409 ``log_damaged``) and, for a table,
-   if it was imported (409 ``imported_read_only``).
+   if it was imported (409 ``imported_read_only``). On PostgreSQL an action may instead
+   build on the table as this process cached it (``lock_table(unchecked=True)``): its
+   append then checks the stored head itself, in the same statement, and writes nothing
+   unless the head, damage mark and guard stamp are still those the cache was verified
+   with (else ``StaleHead``: the caller loads it locked and decides again).
 3. ``answered``, ``answer``: an Idempotency-Key the stream has seen gives the first
    answer and nothing is appended; a new one is recorded with its answer in the same
    transaction (docs/api.md, "Acting at a table").
@@ -44,6 +48,7 @@ from service.application import changes
 from service.application.policies import ON_TABLE_EVENT
 from service.core.refusals import Conflict, Unprocessable
 from service.storage.damage import refuse_if_damaged
+from service.storage.db import HELD_WRITE, drop_held_write, send_held_write
 from service.storage.eventstore import Head, NewEvent
 from service.storage.models import idempotency_keys
 from service.storage.projections import players, tables, tournaments
@@ -94,12 +99,20 @@ def unit_of_work(
                 "(service.storage.transactions.writing): its publishing waits for that commit"
             )
         work = UnitOfWork(connection)
-        yield work
+        try:
+            yield work
+            send_held_write(connection)  # the caller's transaction goes on after it
+        finally:
+            drop_held_write(connection)
         work.publish_when_committed(publish)
         return
     with writing() as connection:
         work = UnitOfWork(connection)
-        yield work
+        try:
+            yield work
+            send_held_write(connection, alone=True)  # all it wrote: BEGIN, COMMIT unneeded
+        finally:
+            drop_held_write(connection)
         work.publish_when_committed(publish)
 
 
@@ -110,23 +123,50 @@ class UnitOfWork:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self._locked: dict[str, Head] = {}
+        #: Tables taken as cached, unchecked (``lock_table(unchecked=True)``), with the
+        #: guard stamp their cache is trusted under.
+        self._unchecked: dict[str, tuple[TableLog, str]] = {}
+        self._holding: str | None = None  # the stream of the checked append held back
         self._changed: dict[str, TableLog] = {}
 
     # --- tables --------------------------------------------------------------------------
 
-    def lock_table(self, table_id: str) -> None:
+    def lock_table(self, table_id: str, *, unchecked: bool = False) -> None:
         """Take the table's stream row for this transaction (PostgreSQL: ``FOR UPDATE``;
         SQLite already holds the database's write lock), so a retried request waits for
-        the first and then finds its Idempotency-Key, instead of racing it."""
+        the first and then finds its Idempotency-Key, instead of racing it.
+
+        ``unchecked`` (PostgreSQL, a table this process has cached under a whole guard):
+        read nothing now and build on the cached log; its append checks the stored head
+        in its own statement (``EventStore.hold_checked``), and whatever is refused or
+        decided on it holds only once that check passed (``checked``). Not for a request
+        with an Idempotency-Key, whose retry must wait for the first on the lock."""
+        if unchecked and self.connection.dialect.name == "postgresql":
+            warm = table_logs().warm(table_id)
+            if warm is not None:
+                self._unchecked[table_id] = warm
+                return
         self._locked[table_id] = table_logs().head(self.connection, table_id, lock=True)
+
+    def checked(self, table_id: str) -> bool:
+        """Whether what this unit has of the table was checked against the stored head: a
+        locked load, or an unchecked one whose append the database has taken."""
+        if table_id not in self._unchecked:
+            return True
+        return self._holding == table_id and HELD_WRITE not in self.connection.info
 
     def table(self, table_id: str) -> TableLog:
         """The table, locked (``lock_table``, if not yet) and checked: refused if its log is
         damaged (nothing may be built on a log that cannot be trusted) or it was imported
-        (a record of play elsewhere, never a table to play on here)."""
-        head = self._locked.get(table_id)
-        log = table_logs().load(self.connection, table_id, head, lock=head is None)
-        refuse_if_damaged(TABLE, log)
+        (a record of play elsewhere, never a table to play on here). Taken unchecked
+        (``lock_table``), it is the cached log, and its append checks it."""
+        warm = self._unchecked.get(table_id)
+        if warm is not None:
+            log = warm[0]
+        else:
+            head = self._locked.get(table_id)
+            log = table_logs().load(self.connection, table_id, head, lock=head is None)
+            refuse_if_damaged(TABLE, log)
         if log.origin is not None:
             raise Conflict(
                 f"table {log.id} was imported: it is a record of play on another server and "
@@ -249,8 +289,20 @@ class UnitOfWork:
         evolve: Callable[[Any, Any], Any],
     ) -> L:
         """``log`` with ``events`` appended as ``rows`` (at ``log``'s version and head) and
-        folded into its state, once."""
-        stored = store(self.connection).append(log.id, log.version, rows, previous_hash=log.head)
+        folded into its state, once. A table taken unchecked is appended by a checked
+        append, held back until the next statement or the end of the unit."""
+        warm = self._unchecked.get(log.id)
+        if warm is not None:
+            if warm[0] is not log:
+                raise RuntimeError(f"stream {log.id} was taken unchecked at another version")
+            stored = store(self.connection).hold_checked(
+                log.id, log.version, log.head, warm[1], rows
+            )
+            self._holding = log.id
+        else:
+            stored = store(self.connection).append(
+                log.id, log.version, rows, previous_hash=log.head
+            )
         state = log.state
         for event in events:
             state = evolve(state, event)

@@ -63,7 +63,35 @@ def make_engine(url: str) -> Engine:
     connect_args: dict[str, Any] = {"connect_timeout": 5} if backend == "postgresql" else {}
     engine = create_engine(url, connect_args=connect_args)
     _ping_when_idle(engine)
+    event.listen(engine, "before_cursor_execute", _held_write_first)
     return engine
+
+
+#: ``Connection.info`` key of a write held back (``service.storage.eventstore``'s checked
+#: append): a callable, taking whether it may run alone, sent before the next statement on
+#: the connection or at the end of its unit of work, whichever comes first.
+HELD_WRITE = "cardledger.held_write"
+
+
+def send_held_write(connection: Connection, *, alone: bool = False) -> None:
+    """Send the write held back on ``connection``, if any (``alone``: as the whole of its
+    transaction, when nothing else has been sent in it)."""
+    held = connection.info.pop(HELD_WRITE, None)
+    if held is not None:
+        held(alone)
+
+
+def drop_held_write(connection: Connection) -> None:
+    """Forget a held write unsent (its transaction failed): the pooled connection's
+    ``info`` outlives the transaction, and the write must never reach another one."""
+    connection.info.pop(HELD_WRITE, None)
+
+
+def _held_write_first(connection: Connection, *_: Any) -> None:
+    """Any statement sent on a connection holding a write sends that write first, so
+    statements reach the database in the order the code issued them."""
+    if HELD_WRITE in connection.info:
+        send_held_write(connection)
 
 
 #: A pooled connection idle for longer is pinged before use (the server may have closed it).

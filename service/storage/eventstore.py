@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
+from service.storage.db import HELD_WRITE, send_held_write
 from service.storage.guard import POSTGRES_STAMP, SQLITE_STAMP
 
 if TYPE_CHECKING:
     from service.core.signing import Signer
 
 GENESIS = ""
+_IDLE = 0  # libpq's PQTRANS_IDLE: no transaction open on the connection
 
 
 class VersionConflict(Exception):
@@ -44,6 +46,16 @@ class VersionConflict(Exception):
 
 class StreamNotFound(Exception):
     pass
+
+
+class StaleHead(Exception):
+    """A checked append (``EventStore.hold_checked``) found the stored head other than the
+    cached log it was built on: moved on, marked damaged, or under another guard stamp.
+    Nothing was written; load the stream again (locked, checked) and decide again."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(f"stream {stream}'s stored head is not the one its append built on")
+        self.stream = stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,13 +200,17 @@ _COLUMNS = "stream, version, type, schema, data, recorded_at, hash, actor, signa
 _ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES {_ROW}"
 _MOVE_HEAD = "UPDATE streams SET version = ?, head = ? WHERE id = ? AND version = ?"
+#: PostgreSQL, a checked append: the head moves only from the version and hash the cached
+#: log ends at, while the stream is not marked damaged and the guard stamp is still the one
+#: the cache was verified under: everything a locked read of the head would have checked.
+_CHECKED_MOVE = f"{_MOVE_HEAD} AND head = ? AND damage IS NULL AND {POSTGRES_STAMP} = ?"
 
 
-def _move_head_and_insert(rows: int) -> str:
+def _move_head_and_insert(rows: int, move: str = _MOVE_HEAD) -> str:
     """PostgreSQL: the guarded head UPDATE and the rows' INSERT as one statement, so an
     append is one round trip; the rows go in only if the head moved."""
     return (
-        f"WITH moved AS ({_MOVE_HEAD} RETURNING id) INSERT INTO events ({_COLUMNS}) "
+        f"WITH moved AS ({move} RETURNING id) INSERT INTO events ({_COLUMNS}) "
         f"SELECT new.* FROM (VALUES {', '.join([_ROW] * rows)}) AS new ({_COLUMNS}) "
         "WHERE EXISTS (SELECT 1 FROM moved)"
     )
@@ -217,6 +233,8 @@ class EventStore:
         self._error = connection.dialect.loaded_dbapi.Error
 
     def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
+        if HELD_WRITE in self.connection.info:  # a held append goes first, in order
+            send_held_write(self.connection)
         if self._format:
             sql = sql.replace("?", "%s")
         cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
@@ -344,6 +362,56 @@ class EventStore:
         if moved:
             self._insert(rows)
         return moved
+
+    def hold_checked(
+        self,
+        stream: str,
+        expected: int,
+        previous_hash: str,
+        stamp: str,
+        new: Sequence[NewEvent],
+    ) -> list[StoredEvent]:
+        """PostgreSQL: append after a cached log (at ``expected``, ending at
+        ``previous_hash``, verified under guard stamp ``stamp``) without reading the head
+        first: the one statement checks the head as a locked read would, and writes only if
+        it is that log's, undamaged, under that stamp (else ``StaleHead``, nothing written).
+
+        The statement is held back (``service.storage.db.HELD_WRITE``) until the next
+        statement on the connection or the end of the unit of work (``send_held_write``);
+        sent alone, it is its transaction's only statement and needs no BEGIN or COMMIT.
+        The events it will store are returned now, signed.
+        """
+        if not self._format:
+            raise RuntimeError("a checked append is PostgreSQL's (SQLite reads in-process)")
+        if new:
+            stored, rows = _chain(stream, expected + 1, previous_hash, new, now(), self.signer)
+        else:
+            stored, rows = [], []
+        if HELD_WRITE in self.connection.info:
+            send_held_write(self.connection)
+        to = (stored[-1].version, stored[-1].hash) if stored else (expected, previous_hash)
+        params = (*to, stream, expected, previous_hash, stamp, *chain(*rows))
+        sql = _move_head_and_insert(len(rows), _CHECKED_MOVE) if rows else _CHECKED_MOVE
+        want = len(rows) if rows else 1
+
+        def send(alone: bool) -> None:
+            if self._sent_alone(sql, params, alone) != want:
+                raise StaleHead(stream)
+
+        self.connection.info[HELD_WRITE] = send
+        return stored
+
+    def _sent_alone(self, sql: str, params: Sequence[Any], alone: bool) -> int:
+        """``sql``'s row count; ``alone`` and nothing sent yet in this transaction: as a
+        transaction of its own (no BEGIN, no COMMIT: one round trip)."""
+        driver = self.connection.connection.driver_connection
+        if not alone or driver.pgconn.transaction_status != _IDLE:  # type: ignore[union-attr]
+            return self._rowcount(sql, params)
+        driver.autocommit = True  # type: ignore[union-attr]
+        try:
+            return self._rowcount(sql, params)
+        finally:
+            driver.autocommit = False  # type: ignore[union-attr]
 
     def _rowcount(self, sql: str, params: Sequence[Any]) -> int:
         cursor = self._run(sql, params)

@@ -205,6 +205,13 @@ class Guard:
         return whole
 
     @property
+    def trusted_stamp(self) -> str | None:
+        """The stamp caches are trusted under now (None: the guard is not whole, or not
+        checked yet): what a checked append compares with the database's."""
+        with self._lock:  # the pair ``trusts`` sets together
+            return self._stamp if self._whole else None
+
+    @property
     def whole(self) -> bool | None:
         """What the last check found (None: nothing checked yet)."""
         return None if self._stamp is None else self._whole

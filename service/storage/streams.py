@@ -278,6 +278,15 @@ class Streams(Generic[L]):
                 return replace(cut, damage=fault)
         return log if log.damage is not None or fault is None else replace(log, damage=fault)
 
+    def warm(self, stream_id: str) -> tuple[L, str] | None:
+        """The stream as this process last verified or appended it, with the guard stamp
+        it is trusted under; None when not cached or the guard is not trusted. Unchecked
+        against the database: only a write that checks the stored head itself
+        (``EventStore.hold_checked``) may build on it."""
+        stamp = self.guard.trusted_stamp  # first: a cache cleared for a new stamp stays so
+        log = self._get(stream_id)
+        return None if stamp is None or log is None else (log, stamp)
+
     def _get(self, stream_id: str) -> L | None:
         with self._lock:
             return self._logs.get(stream_id)
