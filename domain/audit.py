@@ -12,7 +12,7 @@ deck shows as a mismatch.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,22 +175,51 @@ def _alternatives(rules: Any, state: Any, seat: int, action: Any) -> list[dict[s
     return [rules.body(a) for a in options]
 
 
-def deal_text(table_id: str, history: dict[str, Any]) -> str:
-    """A plain-text hand record, one line per event."""
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class RecordWords:
+    """The words a hand record says around its notation, each a whole line's wording (so a
+    language places its own punctuation): English by default, as the API gives it; a page
+    passes its language's. The notation itself (event types, fields, cards) stays as the
+    log has it, as in the JSON."""
+
+    heading: Callable[[str, int, str], str] = lambda table, deal, dealer: (
+        f"Table {table}, deal {deal} (dealer: {dealer})"
+    )
+    heading_in_progress: Callable[[str, int, str], str] = lambda table, deal, dealer: (
+        f"Table {table}, deal {deal} (dealer: {dealer}), in progress"
+    )
+    dealer: Callable[[int | None], str] = lambda seat: f"seat {seat}"
+    dealt: Callable[[str], str] = lambda cards: f"Dealt: {cards}"
+    could: Callable[[str], str] = lambda choices: f"[could: {choices}]"
+    score: Callable[[str], str] = lambda score: f"Score: {score}"
+    #: who recorded an event, from the log's ``by`` (``seat 2``, ``organiser``, ``engine``)
+    actor: Callable[[str], str] = _same
+
+
+#: The API's hand record.
+ENGLISH = RecordWords()
+
+
+def deal_text(table_id: str, history: dict[str, Any], words: RecordWords = ENGLISH) -> str:
+    """A plain-text hand record, one line per event, in ``words`` (English: the API's)."""
+    heading = words.heading if history["scored"] else words.heading_in_progress
     lines = [
-        f"Table {table_id}, deal {history['deal']} "
-        f"(dealer: seat {history['dealer']}){'' if history['scored'] else ', in progress'}",
-        f"Dealt: {_fmt(history['dealt'])}",
+        heading(table_id, history["deal"], _text(words.dealer(history["dealer"]))),
+        words.dealt(_fmt(history["dealt"])),
         "",
     ]
     for e in history["events"]:
-        who = _text(e["by"])
+        who = _text(words.actor(e["by"]))
         line = f"v{e['version']:<5} {who:<10} {e['type']:<16} {_fmt(e['data'])}"
         if e.get("legal"):
-            line += f"   [could: {_choices(e['legal'])}]"
+            line += "   " + words.could(_choices(e["legal"]))
         lines.append(line)
     if history["score"] is not None:
-        lines += ["", f"Score: {_fmt(history['score'])}"]
+        lines += ["", words.score(_fmt(history["score"]))]
     return "\n".join(lines) + "\n"
 
 

@@ -5,16 +5,22 @@ code unchanged."""
 
 from __future__ import annotations
 
+import ast
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_babel import force_locale, gettext
+from flask_babel import force_locale, gettext, ngettext
 
+from domain.errors import RuleViolation
+from domain.games import Rules, game
+from domain.match import MatchRules
+from domain.table import SeatSpec, Table
 from service.web.pages import refusals
 from service.web.pages.console_forms import DefaultMatch
 from service.web.pages.words import seats_in_words
@@ -52,7 +58,10 @@ def _in(app: Flask, language: str, message: str, **values: Any) -> str:
         return gettext(message, **values)
 
 
-def test_a_refusal_on_a_spanish_page_is_worded_from_its_code(client: FlaskClient) -> None:
+@pytest.mark.parametrize("language", ["es", "fi", "fr"])
+def test_a_refusal_on_a_page_in_another_language_is_worded_from_its_code(
+    client: FlaskClient, language: str
+) -> None:
     table, now = table_reaching(client, "bottle-imp", _a_card_refused)
     seat, card = _refused_card(now)
     app = client.application
@@ -61,15 +70,15 @@ def test_a_refusal_on_a_spanish_page_is_worded_from_its_code(client: FlaskClient
     assert engine_said.startswith("You hold") and "must follow" in engine_said
 
     mine = browser_of(client, table, seat)
-    spanish = mine.get(f"/tables/{table.id}/view?lang=es").get_data(as_text=True)
-    yours = _in(app, "es", "You hold a card of the suit led and must follow suit")
-    assert '<html lang="es"' in spanish
-    assert _reason(spanish, card) == yours != engine_said
+    theirs_page = mine.get(f"/tables/{table.id}/view?lang={language}").get_data(as_text=True)
+    yours = _in(app, language, "You hold a card of the suit led and must follow suit")
+    assert f'<html lang="{language}"' in theirs_page
+    assert _reason(theirs_page, card) == yours != engine_said
     assert yours != "You hold a card of the suit led and must follow suit"  # translated
 
     organiser = browser_of(client, table, "organiser")
-    page = organiser.get(f"/tables/{table.id}/view?lang=es").get_data(as_text=True)
-    theirs = _in(app, "es", "%(name)s holds a card of the suit led and must follow suit")
+    page = organiser.get(f"/tables/{table.id}/view?lang={language}").get_data(as_text=True)
+    theirs = _in(app, language, "%(name)s holds a card of the suit led and must follow suit")
     assert _reason(page, card) == theirs % {"name": NAMES[seat]}
     assert NAMES[seat] in _reason(page, card)
 
@@ -81,53 +90,187 @@ def test_a_refusal_on_a_spanish_page_is_worded_from_its_code(client: FlaskClient
 
 def test_an_english_page_keeps_the_engines_sentence_with_names(app: Flask) -> None:
     message = "seat 2 holds red cards and must follow red; 7 is blue"
+    refused = RuleViolation("must_follow_suit", message, seat=2, card=7, suit="red")
     with app.test_request_context(headers={"Accept-Language": "en"}):
-        said = refusals.worded("must_follow_suit", message, NAMES, you=2)
+        said = refusals.worded(refused, NAMES, you=2)
         assert (
             said
             == seats_in_words(message, NAMES, 2)
             == ("You hold red cards and must follow red; 7 is blue")
         )
     with app.test_request_context(headers={"Accept-Language": "fi"}):
-        about_cy = refusals.worded("must_follow_suit", message, NAMES, you=0)
+        about_cy = refusals.worded(refused, NAMES, you=0)
         assert "Cy" in about_cy and "red" not in about_cy
-        turn = refusals.worded("not_your_turn", "it is seat 0's turn to play, not 3's", NAMES)
-        assert "Di" in turn and "Ann" not in turn
-        code_only = refusals.worded("a_code_no_page_words", "seat 1 did something", NAMES)
-        assert "a_code_no_page_words" in code_only
+        turn = RuleViolation(
+            "not_your_turn", "it is seat 0's turn to play, not 3's", seat=3, turn=0
+        )
+        assert "Di" in (said := refusals.worded(turn, NAMES)) and "Ann" not in said
+        unknown = RuleViolation("a_code_no_page_words", "seat 1 did something", seat=1)
+        assert "a_code_no_page_words" in refusals.worded(unknown, NAMES)
+
+
+def test_a_seats_refusal_is_worded_from_its_facts_never_its_english_sentence(
+    app: Flask,
+) -> None:
+    """The seat comes from the refusal's facts: an English sentence naming another seat
+    (or none) changes nothing on a page in another language."""
+    for language in ("es", "fi", "fr"):
+        with app.test_request_context(f"/?lang={language}"):
+            for code, (yours, theirs) in refusals.ABOUT_A_SEAT.items():
+                misleading = RuleViolation(code, "seat 0 and seat 3, in English", seat=1)
+                assert refusals.worded(misleading, NAMES, you=1) == str(yours)
+                assert refusals.worded(misleading, NAMES, you=2) == str(theirs) % {"name": "Bo"}
+                assert str(yours) != str(yours._args[0]), (language, code)  # translated
+                assert str(theirs) != str(theirs._args[0]), (language, code)
+                # no seat in the facts: the move's seat, as the page passes it
+                bare = RuleViolation(code, "seat 0 is named here")
+                assert refusals.worded(bare, NAMES, you=3, seat=3) == str(yours)
+
+
+def _seeded(game_id: str, variant: str, players: int) -> tuple[Rules, Any, Any]:
+    """The game's rules, a fresh table's state, and the seeded deal it would start with."""
+    rules = game(game_id)
+    seats = tuple(SeatSpec(name=name) for name in NAMES[:players])
+    table = Table(game_id, variant, seats, MatchRules(None, 1), "facts", 0)
+    state = rules.initial_state(table)
+    return rules, state, rules.decide(state, rules.parse({"type": "deal"}))[0]
+
+
+def _recorded(game_id: str, variant: str, players: int, spoil: Callable[[Any], Json]) -> Any:
+    """The refusal of a recorded deal: the seeded one, spoilt by ``spoil``."""
+    rules, state, dealt = _seeded(game_id, variant, players)
+    with pytest.raises(RuleViolation) as refused:
+        rules.decide(state, rules.parse({"type": "deal", **spoil(dealt)}))
+    assert refused.value.code == "invalid_deal", refused.value.message
+    return refused.value
+
+
+def _lists(piles: Any) -> list[Any]:
+    return [
+        list(p) if not isinstance(p, dict) else {k: list(v) for k, v in p.items()} for p in piles
+    ]
+
+
+#: A recorded deal spoilt the ways a scorer may get it wrong, per game: the refusal's fault,
+#: and the catalogue's sentence (singular, plural, count) it must be said with, with the
+#: names and cards it must name.
+Sentence = tuple[str, str | None, int | None]
+DEALS: list[tuple[str, str, int, Callable[[Any], Json], Sentence, Json]] = [
+    ("bottle-imp", "standard", 3,
+     lambda d: {"hands": [list(d.hands[0][:-1]), *_lists(d.hands[1:])]},
+     ("%(name)s must get %(num)s card", "%(name)s must get %(num)s cards", 12),
+     {"name": "Ann"}),
+    ("bottle-imp", "bright-house", 2,
+     lambda d: {"hands": [{"A": list(d.hands[0]["A"]), "B": list(d.hands[0]["B"][1:])},
+                          *_lists(d.hands[1:])]},
+     ("%(name)s's pile %(pile)s must get %(num)s card",
+      "%(name)s's pile %(pile)s must get %(num)s cards", 9),
+     {"name": "Ann", "pile": "B"}),
+    ("bottle-imp", "lopaka", 2,
+     lambda d: {"hands": _lists(d.hands), "devil": list(d.devil[1:])},
+     ("The devil's trick must get %(num)s cards", None, None), {"num": 3}),
+    ("bottle-imp", "standard", 3,
+     lambda d: {"hands": [*_lists(d.hands[:2]), [*d.hands[2][:-1], d.hands[0][0]]]},
+     ("%(card)s is dealt twice", None, None), {"card": "FIRST"}),
+    ("bestia", "standard", 3,
+     lambda d: {"hands": [list(d.hands[0]), list(d.hands[1][:-1]), list(d.hands[2])],
+                "muestra": d.muestra},
+     ("%(name)s must get %(num)s card", "%(name)s must get %(num)s cards", 5), {"name": "Bo"}),
+    ("bestia", "standard", 3,
+     lambda d: {"hands": _lists(d.hands), "muestra": d.hands[1][0]},
+     ("The muestra %(card)s must be a card of %(name)s's hand (the dealer's)", None, None),
+     {"card": "SECOND", "name": "Ann"}),
+    ("bestia", "standard", 3,
+     lambda d: {"hands": _lists(d.hands)},
+     ("Name the muestra: a card of the dealer's hand", None, None), {}),
+    ("oh-quay", "standard", 2,
+     lambda d: {"quays": [list(d.quays[0]), list(d.quays[1][1:])], "canals": _lists(d.canals)},
+     ("%(name)s's quay must hold %(num)s card", "%(name)s's quay must hold %(num)s cards", 9),
+     {"name": "Bo"}),
+    ("oh-quay", "standard", 2,
+     lambda d: {"quays": _lists(d.quays), "canals": [list(d.canals[0][1:]), list(d.canals[1])]},
+     ("%(name)s's canal must hold %(num)s card", "%(name)s's canal must hold %(num)s cards", 9),
+     {"name": "Ann"}),
+    ("oh-quay", "standard", 2,
+     lambda d: {"quays": _lists(d.quays),
+                "canals": [[*d.canals[0][:-1], d.quays[0][0]], list(d.canals[1])]},
+     ("%(card)s is dealt twice", None, None), {"card": "QUAY"}),
+]  # fmt: skip
+
+
+def _card_named(key: str, game_id: str, variant: str, players: int) -> str:
+    """A card a spoilt deal names (``FIRST``: seat 0's first, ``SECOND``: seat 1's first,
+    ``QUAY``: seat 0's first on its quay), as the seeded deal holds it."""
+    dealt = _seeded(game_id, variant, players)[2]
+    if key == "QUAY":
+        return str(dealt.quays[0][0])
+    return str(dealt.hands[0 if key == "FIRST" else 1][0])
 
 
 @pytest.mark.parametrize(
-    ("message", "facts"),
-    [
-        ("seat 1 must get 5 cards", {"Bo", "5"}),
-        ("seat 0's pile B must get 9 cards", {"Ann", "B", "9"}),
-        ("seat 1's quay must hold 9 cards", {"Bo", "9"}),
-        ("the devil's trick must get 3 cards", {"3"}),
-        ("card 10H is dealt twice", {"10H"}),
-        ("ace-moons is dealt twice", {"ace-moons"}),
-        ("the muestra KS must be a card of the dealer's (seat 2) hand", {"KS", "Cy"}),
-    ],
+    ("game_id", "variant", "players", "spoil", "sentence", "values"),
+    DEALS,
+    ids=[f"{d[0]}-{d[1]}-{d[4][0][:24]}" for d in DEALS],
 )
-def test_a_recorded_deals_refusal_keeps_the_facts_to_mend_it(
-    app: Flask, message: str, facts: set[str]
+def test_a_recorded_deals_refusal_says_the_engines_facts_in_each_language(
+    app: Flask,
+    game_id: str,
+    variant: str,
+    players: int,
+    spoil: Callable[[Any], Json],
+    sentence: Sentence,
+    values: Json,
 ) -> None:
-    for language in ("es", "fi", "fr"):
+    refused = _recorded(game_id, variant, players, spoil)
+    values = {
+        k: _card_named(v, game_id, variant, players) if v in ("FIRST", "SECOND", "QUAY") else v
+        for k, v in values.items()
+    }
+    singular, plural, count = sentence
+    for language in ("en", "es", "fi", "fr"):
         with app.test_request_context(f"/?lang={language}"):
-            said = refusals.worded("invalid_deal", message, NAMES)
-            generic = str(refusals.PLAIN["invalid_deal"])
-        assert said != generic and said != message, (language, said)
-        assert all(fact in said for fact in facts), (language, said)
+            said = refusals.worded(refused, NAMES)
+            if language == "en":  # the engine's sentence, with the seats' names
+                assert said == seats_in_words(refused.message, NAMES)
+                continue
+            if plural is None:
+                expected = gettext(singular, **values)
+            else:
+                expected = ngettext(singular, plural, count or 0, **values)
+            english = (plural if plural and count != 1 else singular) % {"num": count, **values}
+        assert said == expected != english, (language, said)
+        assert said != str(refusals.PLAIN["invalid_deal"])
+        assert all(str(v) in said for v in values.values()), (language, said)
 
 
-def test_every_refusal_code_the_engines_raise_has_page_words() -> None:
-    raised: set[str] = set()
+def test_every_rule_raising_a_seats_refusal_names_the_seat_and_a_deals_its_fault() -> None:
+    """Read from the engines' source: each ``RuleViolation`` of a code said about a seat
+    passes its ``seat`` (or a mapping of facts that holds it), each ``invalid_deal`` its
+    ``fault``, and every fault a page words is one an engine raises."""
+    missing: list[str] = []
+    faults: set[str] = set()
     for path in Path("domain").rglob("*.py"):
-        raised |= set(
-            re.findall(r'(?:RuleViolation|NameRefused)\(\s*"([a-z_]+)"', path.read_text())
-        )
-    worded = set(refusals.ABOUT_A_SEAT) | set(refusals.PLAIN)
-    assert raised - worded == set()
+        for call in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", "") == "RuleViolation"):
+                continue
+            first = call.args[0] if call.args else None
+            if not isinstance(first, ast.Constant):
+                continue
+            named = {k.arg for k in call.keywords}
+            spread = any(k.arg is None for k in call.keywords)
+            where = f"{path}:{call.lineno} {first.value}"
+            if first.value in refusals.ABOUT_A_SEAT and "seat" not in named and not spread:
+                missing.append(where)
+            if first.value == "invalid_deal":
+                fault = next((k.value for k in call.keywords if k.arg == "fault"), None)
+                if fault is None:
+                    missing.append(where)
+                elif isinstance(fault, ast.Constant):
+                    faults.add(fault.value)
+                elif isinstance(fault, ast.IfExp):
+                    faults |= {fault.body.value, fault.orelse.value}  # type: ignore[attr-defined]
+    assert missing == []
+    assert set(refusals.DEAL_FACTS) <= faults
 
 
 def _length(app: Flask, language: str, deals: int) -> str:

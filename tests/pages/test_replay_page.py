@@ -5,6 +5,7 @@ deal history and views as the API."""
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -158,7 +159,8 @@ def test_a_replay_link_per_step_and_the_hand_record(client: FlaskClient) -> None
     finish(client, table)
     page = replay(client, table)
     record = client.get(f"/tables/{table.id}/deals/1?format=text").get_data(as_text=True)
-    assert record.splitlines()[0] in page
+    assert record.startswith(f"Table {table.id}, deal 1 (dealer: seat 0)\n")  # the API's
+    assert _record_of(page).splitlines()[0] == f"Table {table.id}, deal 1 (dealer: Ann)"
     names = ", ".join(seat["name"] for seat in table.body["seats"])
     assert f'<a href="/tables/{table.id}/view">{names}</a>' in page  # named as its page is
     # the page's own words (the hand record is the API's text, folded away for auditors)
@@ -167,6 +169,56 @@ def test_a_replay_link_per_step_and_the_hand_record(client: FlaskClient) -> None
     )
     shown = re.sub(r"<[^>]+>", " ", unfolded)
     assert table.id[:6] not in shown and "version" not in shown  # no ids, no versions
+
+
+def _record_of(page: str) -> str:
+    found = re.search(r'<pre class="record">(.*?)</pre>', page, flags=re.S)
+    assert found, page[-2000:]
+    return html.unescape(found[1])
+
+
+#: The record's own words in each language, and what English says there instead.
+RECORD_WORDS = {
+    "es": ("Mesa {id}, mano 1 (reparte: Ann)", "Reparto: ", "Puntuación: ", "[podía: "),
+    "fi": ("Pöytä {id}, jako 1 (jakaja: Ann)", "Jaettu: ", "Pisteet: ", "[olisi voinut: "),
+    "fr": (
+        "Table {id}, donne 1 (donneur\u00a0: Ann)",
+        "Distribué\u00a0: ",
+        "Score\u00a0: ",
+        "[possible\u00a0: ",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(RECORD_WORDS))
+def test_the_hand_record_on_a_page_speaks_its_language_and_the_api_english(
+    client: FlaskClient, language: str
+) -> None:
+    table = open_table(client)
+    finish(client, table)
+    english = client.get(f"/tables/{table.id}/deals/1?format=text").get_data(as_text=True)
+    browser = client.application.test_client()
+    url = f"/tables/{table.id}/deals/1/replay"
+    page = browser.get(url, headers={"Accept-Language": language}).get_data(as_text=True)
+    assert f'<html lang="{language}"' in page
+    record = _record_of(page)
+    heading, dealt, score, could = RECORD_WORDS[language]
+    lines, api = record.splitlines(), english.split("\n\n", 2)
+    assert lines[0] == heading.format(id=table.id)
+    assert lines[1].startswith(dealt) and lines[1][len(dealt) :] == api[0].splitlines()[1][7:]
+    assert lines[-1].startswith(score) and could in record
+    said_in_english = ("Dealt:", "Score:", "could:", "dealer:", "organiser", "engine", "seat ")
+    assert [w for w in said_in_english if w in record] == []
+    # the same events, each on its line, with the same notation after who recorded it
+    in_api = api[1].splitlines()
+    assert len(lines[3:-2]) == len(in_api)
+    for mine, theirs in zip(lines[3:-2], in_api, strict=True):
+        found = re.match(r"(v\d+) +[a-z ]+?\d* +([A-Z]\w+) +(.*?)(?:   \[could: .*)?$", theirs)
+        assert found, theirs
+        version, kind, data = found.groups()
+        assert mine.startswith(version + " ") and f" {kind} " in mine, (mine, theirs)
+        assert mine.split("   [")[0].endswith(data), (mine, theirs)
+    assert english.startswith(f"Table {table.id}, deal 1 (dealer: seat 0)\nDealt: ")
 
 
 def test_a_seat_and_the_public_may_replay_a_scored_deal(client: FlaskClient) -> None:

@@ -18,12 +18,12 @@ from flask import Blueprint, Response, render_template
 from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
-from domain.audit import deal_history, deal_text
+from domain.audit import deal_history
 from domain.table import ORGANISER, Viewer
 from service.application.tables import table_logs
 from service.storage.db import get_database
 from service.storage.tablelog import TableLog
-from service.web.pages import games, listing, replay, session, tableview
+from service.web.pages import games, listing, record, replay, session, tableview
 from service.web.pages.answers import answer_errors_with_pages, html
 from service.web.pages.scenes import seat_names
 from service.web.problems import ApiError
@@ -114,9 +114,12 @@ def replay_page(table_id: str, deal: int) -> BaseResponse:
         )
     steps = replay.steps(log, history)
     names = seat_names(log.opened)
+    with get_database().reading() as connection:
+        seating = listing.seating_of(connection, table_id)
     page = render_template(
         "pages/replay.html",
         table_id=table_id,
+        seating=seating,
         opened=log.opened,
         game_name=games.name(log.opened.game),
         deal_word=games.deal_word(log.opened.game),
@@ -125,7 +128,7 @@ def replay_page(table_id: str, deal: int) -> BaseResponse:
         steps=steps,
         face=tableview.faces(log.opened.game),
         deck=games.deck(log.opened.game),
-        record=deal_text(table_id, history),
+        record=record.record_text(table_id, history, names),
         names=names,
     )
     return html(page)

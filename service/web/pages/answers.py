@@ -34,7 +34,7 @@ def _refusal(error: ApplicationError) -> Response:
 
 
 def _broken_rule(error: RuleViolation) -> Response:
-    return error_page(422, error.code, worded(error.code, error.message))
+    return error_page(422, error.code, worded(error))
 
 
 def answer_errors_with_pages(blueprint: Blueprint, *, rules: bool = False) -> None:

@@ -174,6 +174,7 @@ def post_table() -> Response:
     spec = SPECS[game_id]
     form = request.form
     body, errors = forms.table_body(spec, form)
+    body["seats"] = console_players.named_seats(body["seats"])
     if errors:
         return _table_form(game_id, form, errors, None, 422)
     spec_body, errors, refused = validated(TABLE_SCHEMA, body)
@@ -363,7 +364,7 @@ def record_deal(table_id: str) -> Response:
         said = refused_by_rules
         if isinstance(said, RuleViolation):
             names = seat_names(log.opened)
-            shown = (said.code, worded(said.code, said.message, names))
+            shown = (said.code, worded(said, names))
         else:
             shown = refusal(said)
         return _deal_page(table_id, request.form, shown, 422)

@@ -26,7 +26,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
-from flask_babel import gettext, lazy_gettext
+from flask_babel import gettext, lazy_gettext, pgettext
 from markupsafe import Markup
 from marshmallow import ValidationError
 
@@ -87,7 +87,7 @@ def checked_query(schema: Any, query: Mapping[str, Any]) -> dict[str, Any]:
     try:
         checked: dict[str, Any] = schema.load(query)
     except ValidationError as invalid:
-        found = "; ".join(f"{k}: {v}" for k, v in flat(invalid.messages).items())
+        found = said_by_field(flat(invalid.messages))
         raise ApiError(422, "validation_error", found) from None
     return checked
 
@@ -127,7 +127,7 @@ def validated(schema: Any, body: Mapping[str, Any]) -> tuple[dict[str, Any] | No
         return schema.load(body), {}, None
     except ValidationError as invalid:
         found = {k: in_words(v) for k, v in flat(invalid.messages).items()}
-        summary = "; ".join(f"{field_words(k)}: {v}" if k else v for k, v in found.items())
+        summary = said_by_field(found)
         return None, found, ("validation_error", summary)
     except RuleViolation as broken:
         return None, {}, refusal(broken)
@@ -181,7 +181,7 @@ def note() -> str | None:
 def refusal(error: Exception) -> tuple[str, str]:
     """(code, message) of a refusal the console shows beside its form."""
     if isinstance(error, RuleViolation):
-        return error.code, worded(error.code, error.message)
+        return error.code, worded(error)
     if isinstance(error, ApplicationError):
         return error.code, said_by_code(error.code, error.detail)
     if isinstance(error, ApiError):
@@ -250,6 +250,18 @@ FIELD_WORDS = {
     "reason": lazy_gettext("reason"),
     "rules": lazy_gettext("rules"),
 }
+
+
+def said_by_field(problems: Mapping[str, str]) -> str:
+    """A form's refusals, each after its field as people say it, in one line: each
+    language words the pair and the list whole (French puts a space before its colon)."""
+    said = [
+        gettext("%(field)s: %(problem)s", field=field_words(field), problem=problem)
+        if field_words(field)
+        else problem
+        for field, problem in problems.items()
+    ]
+    return pgettext("between the refusals of a form's fields", "; ").join(said)
 
 
 def field_words(path: str) -> str:

@@ -52,6 +52,7 @@ from service.web.pages.console_base import (
     refusal,
     registered_players,
     render,
+    said_by_field,
     shown_again,
     target,
     validated,
@@ -226,8 +227,7 @@ def enter(tournament_id: str) -> Response:
     checked, errors, refused = validated(ENTRY_SCHEMA, body)
     if checked is None:
         if errors:
-            fields = "; ".join(f"{k}: {v}" for k, v in errors.items()).replace("_schema: ", "")
-            refused = ("validation_error", fields)
+            refused = ("validation_error", said_by_field(errors))
         return _tournament_page(tournament_id, 422, refused=refused)
     back = _withdrawn_as(tournament_id, checked)
     if back is not None:  # someone coming back: their withdrawal is undone, not repeated

@@ -164,7 +164,7 @@ def plays(offer: Offer) -> list[Group]:
             if hand:
                 attempt["hand"] = hand
             refused = refusal(offer.log, attempt)
-            why = refused and worded(refused.code, refused.message, offer.names, offer.you, seat)
+            why = refused and worded(refused, offer.names, offer.you, seat)
             row.append(CardMove(card, None, why or gettext("not playable now")))
     prompt = (
         gettext("Play a card from pile %(pile)s", pile=hand) if hand else gettext("Play a card")

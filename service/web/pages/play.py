@@ -123,7 +123,8 @@ def _in_words(
     with get_database().reading() as connection:
         names = seat_names(table_logs().load(connection, table_id).opened)
     you = viewer if isinstance(viewer, int) else None
-    return RuleViolation(refused.code, worded(refused.code, refused.message, names, you, seat))
+    said = worded(refused, names, you, seat)
+    return RuleViolation(refused.code, said, **refused.facts)
 
 
 #: How often a move that lost a race but is still offered is tried again.

@@ -3,21 +3,22 @@ for people").
 
 The engines word their refusals in English for the API (``RuleViolation.message``: "seat 2
 holds red cards and must follow red"); an English page shows that very sentence with the
-seats' names (``words.seats_in_words``). Any other language cannot translate a sentence
-built from facts, so a page words the refusal from its stable ``code`` instead: one
-sentence per code, naming the seat it is about ("you" to its own viewer, else the
-person's name) and leaving the cards to the page, which shows them. The code itself stays
-in the page's markup (``data-code``) and in the API.
+seats' names (``words.seats_in_words``). Any other language words the refusal from its
+stable ``code`` and the facts the engine gave with it (``RuleViolation.facts``: the seat,
+a recorded deal's pile and count), never from the English sentence: one sentence per code,
+naming the seat it is about ("you" to its own viewer, else the person's name) and leaving
+the cards to the page, which shows them. The code itself stays in the page's markup
+(``data-code``) and in the API.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from flask_babel import gettext, lazy_gettext, ngettext
 from flask_babel.speaklater import LazyString
 
+from domain.errors import Fact, RuleViolation
 from service.web import languages
 from service.web.pages.words import name_of, seats_in_words
 
@@ -168,24 +169,25 @@ PLAIN: dict[str, LazyString] = {
     "unavailable": lazy_gettext("This is not available now: try again in a moment"),
 }
 
-_SEAT = re.compile(r"\bseat (\d+)")
-_NOT_SEAT = re.compile(r"\bnot (?:seat )?(\d+)'s")  # "it is seat 0's turn …, not (seat) 2's"
 
-
-def _seat_in(code: str, message: str) -> int | None:
-    """The seat an engine's sentence is about: the first it names (a turn: the one refused)."""
-    found = (_NOT_SEAT.search(message) if code == "not_your_turn" else None) or _SEAT.search(
-        message
-    )
-    return int(found[1]) if found else None
-
-
-Facts = Callable[[re.Match[str], Sequence[str]], str]
-
-
-def _must_get(found: re.Match[str], names: Sequence[str]) -> str:
-    name, pile, count = name_of(int(found[1]), names), found[2], int(found[3])
-    if pile:
+def _must_get(facts: Mapping[str, Fact], names: Sequence[str]) -> str:
+    """A pile with too many or too few cards: whose, which pile, how many it must get."""
+    name, pile, count = name_of(int(facts["seat"]), names), facts.get("pile"), int(facts["count"])
+    if pile == "quay":
+        return ngettext(
+            "%(name)s's quay must hold %(num)s card",
+            "%(name)s's quay must hold %(num)s cards",
+            count,
+            name=name,
+        )
+    if pile == "canal":
+        return ngettext(
+            "%(name)s's canal must hold %(num)s card",
+            "%(name)s's canal must hold %(num)s cards",
+            count,
+            name=name,
+        )
+    if pile is not None:
         return ngettext(
             "%(name)s's pile %(pile)s must get %(num)s card",
             "%(name)s's pile %(pile)s must get %(num)s cards",
@@ -198,74 +200,45 @@ def _must_get(found: re.Match[str], names: Sequence[str]) -> str:
     )
 
 
-def _must_hold(found: re.Match[str], names: Sequence[str]) -> str:
-    name, count = name_of(int(found[1]), names), int(found[3])
-    if found[2] == "quay":
-        return ngettext(
-            "%(name)s's quay must hold %(num)s card",
-            "%(name)s's quay must hold %(num)s cards",
-            count,
-            name=name,
-        )
-    return ngettext(
-        "%(name)s's canal must hold %(num)s card",
-        "%(name)s's canal must hold %(num)s cards",
-        count,
-        name=name,
-    )
+Worder = Callable[[Mapping[str, Fact], Sequence[str]], str]
 
-
-#: A recorded deal's refusals (``invalid_deal``) with the facts a scorer needs to mend it:
-#: which pile, how many cards, which card (patterns of the engines' sentences).
-DEAL_FACTS: tuple[tuple[re.Pattern[str], Facts], ...] = (
-    (re.compile(r"^seat (\d+)(?:'s pile ([AB]))? must get (\d+) cards$"), _must_get),
-    (re.compile(r"^seat (\d+)'s (quay|canal) must hold (\d+) cards$"), _must_hold),
-    (
-        re.compile(r"^the devil's trick must get (\d+) cards$"),
-        lambda found, names: gettext("The devil's trick must get %(num)s cards", num=found[1]),
+#: A recorded deal's refusals (``invalid_deal``) by their ``fault``, with the facts a scorer
+#: needs to mend it: which pile, how many cards, which card (``domain.errors.RuleViolation``).
+DEAL_FACTS: dict[str, Worder] = {
+    "count": _must_get,
+    "devil_count": lambda facts, names: gettext(
+        "The devil's trick must get %(num)s cards", num=facts["count"]
     ),
-    (
-        re.compile(r"^(?:card )?(\S+) is dealt twice$"),
-        lambda found, names: gettext("%(card)s is dealt twice", card=found[1]),
+    "dealt_twice": lambda facts, names: gettext("%(card)s is dealt twice", card=facts["card"]),
+    "muestra_not_dealers": lambda facts, names: gettext(
+        "The muestra %(card)s must be a card of %(name)s's hand (the dealer's)",
+        card=facts["card"],
+        name=name_of(int(facts["seat"]), names),
     ),
-    (
-        re.compile(r"^the muestra (\S+) must be a card of the dealer's \(seat (\d+)\) hand$"),
-        lambda found, names: gettext(
-            "The muestra %(card)s must be a card of %(name)s's hand (the dealer's)",
-            card=found[1],
-            name=name_of(int(found[2]), names),
-        ),
-    ),
-    (
-        re.compile(r"^a recorded deal names the muestra$"),
-        lambda found, names: gettext("Name the muestra: a card of the dealer's hand"),
-    ),
-)
+    "no_muestra": lambda facts, names: gettext("Name the muestra: a card of the dealer's hand"),
+}
 
 
 def worded(
-    code: str,
-    message: str,
+    refused: RuleViolation,
     names: Sequence[str] = (),
     you: int | None = None,
     seat: int | None = None,
 ) -> str:
-    """The refusal ``code`` (the engine's ``message``) as this page's language says it:
-    about ``seat`` (else the first seat the message names), "you" when it is ``you``."""
+    """The rules' refusal as this page's language says it, from its code and facts: about
+    the seat its facts name (else ``seat``, the move's), "you" when it is ``you``."""
+    code, facts = refused.code, refused.facts
     if languages.current() == languages.LANGUAGES[0]:
-        return seats_in_words(message, names, you)
+        return seats_in_words(refused.message, names, you)
     if code in ABOUT_A_SEAT:
-        if seat is None:
-            seat = _seat_in(code, message)
+        about = facts.get("seat", seat)
         yours, theirs = ABOUT_A_SEAT[code]
-        if seat is not None and seat == you:
+        if about is not None and about == you:
             return str(yours)
-        if seat is not None:
-            return str(theirs) % {"name": name_of(seat, names)}
-    if code == "invalid_deal":
-        for pattern, facts in DEAL_FACTS:
-            if (found := pattern.match(message)) is not None:
-                return facts(found, names)
+        if about is not None:
+            return str(theirs) % {"name": name_of(int(about), names)}
+    if code == "invalid_deal" and (facts.get("fault") in DEAL_FACTS):
+        return DEAL_FACTS[str(facts["fault"])](facts, names)
     said = PLAIN.get(code)
     if said is not None:
         return str(said)

@@ -68,8 +68,12 @@ def _payment(line: Mapping[str, Any], names: Sequence[str]) -> str:
     def paid_by(x: Any) -> str:
         return gettext("the pot") if x == "pot" else names[x]
 
-    return (
-        f"{paid_by(line['from'])} → {paid_by(line['to'])}: {line['chips']} ({_why(line['reason'])})"
+    return gettext(
+        "%(payer)s → %(payee)s: %(chips)s (%(why)s)",
+        payer=paid_by(line["from"]),
+        payee=paid_by(line["to"]),
+        chips=line["chips"],
+        why=_why(line["reason"]),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext, pgettext
 
 from domain.games.oh_quay import GAME_ID
 from domain.games.oh_quay.cards import DECK, RANK, suits_of
@@ -182,7 +182,7 @@ def _position_words(canal: Sequence[Any], position: int) -> str:
     before = canal[position - 1]
     if before is not None:
         return gettext("after %(card)s", card=_name(before))
-    return gettext("place %(num)s", num=position)
+    return pgettext("a position in the canal", "place %(num)s", num=position)
 
 
 def load(offer: Offer) -> list[Group]:
