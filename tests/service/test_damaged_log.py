@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 
 from service.application.tables import table_logs
 from service.core.signing import new_private_key
-from service.storage import guard
+from service.storage import eventstore, guard
 from service.storage.db import get_database
 from service.storage.guard import Guard
 from service.storage.tablelog import TableLog
@@ -177,6 +177,46 @@ def test_a_warm_process_that_trusted_its_cache_would_accept_the_write(
     monkeypatch.setattr(Guard, "trusts", lambda self, connection, stamp: True)
     with pytest.raises(AssertionError):
         refused_everywhere(warm, cold, engine, "edited")
+
+
+def written_onto(warm: Flask, engine: Engine, damage: str) -> None:
+    """Damage the table ``warm`` has cached at its head, then write there before any read:
+    the write itself must find the damage (on PostgreSQL a warm process's append checks
+    the stored head in its own statement, having read nothing first)."""
+    table_id = ruled_and_played(warm)
+    version, _ = DAMAGES[damage](engine, table_id)
+    rows = row_count(engine)
+    ruling = {"type": "adjust", "seat": 0, "points": 5, "reason": "first, no read"}
+    caller = FlaskCaller(warm.test_client())
+    status, problem = caller.request("POST", f"/tables/{table_id}/actions", ruling, ORGANISER)
+    assert_damaged_problem(status, problem, table_id, version)
+    assert row_count(engine) == rows  # nothing was built on the damage
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_warm_process_writing_before_any_read_builds_nothing_on_damage(
+    warm: Flask, engine: Engine, damage: str
+) -> None:
+    written_onto(warm, engine, damage)
+
+
+@pytest.mark.integration
+def test_a_checked_append_that_ignored_the_guard_stamp_would_build_on_damage(
+    damage_postgres_url: str, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mutation check: with the stamp and damage mark left out of the checked append's
+    UPDATE (the head alone compared), the test above fails on PostgreSQL."""
+    monkeypatch.setattr(
+        eventstore,
+        "_CHECKED_MOVE",
+        f"{eventstore._MOVE_HEAD} AND head = ? AND ?::text IS NOT NULL",
+    )
+    app = make_test_app(damage_postgres_url, signing_key=key)
+    try:
+        with pytest.raises(AssertionError):
+            written_onto(app, get_database(app).engine, "edited")
+    finally:
+        get_database(app).engine.dispose()
 
 
 def test_the_database_refuses_to_change_or_delete_an_event_row(warm: Flask, engine: Engine) -> None:
