@@ -178,6 +178,31 @@ def test_the_console_counts_rounds_played_and_lists_results(client: FlaskClient)
     assert "random bot random bot" not in visible(page)
 
 
+def test_the_console_names_a_lone_table_and_a_registered_seat_in_words(
+    client: FlaskClient,
+) -> None:
+    """A registered player typed by name on the new-table form sits under that name (the
+    table's pages said "Seat 1" for a seat of an id alone); a lone table is "The Bottle Imp
+    table" on the console's home, not its id's first characters."""
+    log_in(client)
+    post(client, "/console/players", {"name": "Dee Dee Ramone"})
+    (player,) = [p["id"] for p in client.get("/players?limit=100").get_json()["players"]]
+    form = {"variant": "standard", "seat-0-kind": "player", "seat-0-who": "dee dee ramone",
+            "seat-1-kind": "person", "seat-1-who": "Bo", "seat-2-kind": "bot:random"}  # fmt: skip
+    opened = post(client, "/console/tables/new?game=bottle-imp", form)
+    assert opened.status_code == 303, visible(opened.get_data(as_text=True))[:500]
+    table = opened.headers["Location"].split("/console/tables/")[1].split("?")[0]
+    seat = client.get(f"/tables/{table}").get_json()["seats"][0]
+    assert (seat.get("player_id"), seat.get("name")) == (player, "Dee Dee Ramone")
+    index = visible(client.get("/console").get_data(as_text=True))
+    assert "The Bottle Imp table" in index
+    page = visible(client.get(f"/console/tables/{table}").get_data(as_text=True))
+    assert "Seat 1: Dee Dee Ramone registered player" in page
+    for text in (index, page, visible(client.get(f"/tables/{table}/view").get_data(as_text=True))):
+        assert developer_words(text, [table, player]) == []
+        assert "Seat 1 " not in text.replace("Seat 1:", "")  # the seat is named
+
+
 def test_players_are_registered_and_found_by_name_from_the_console(client: FlaskClient) -> None:
     log_in(client)
     done = post(client, "/console/players", {"name": "Dee Dee Ramone"})
