@@ -142,8 +142,8 @@ def test_the_crosstable_says_who_met_whom_and_how_they_finished(client: FlaskCli
         for seat in people:
             row = cross[cross.index(f'<tr data-entry="{seat["entry"]}">') :].split("</tr>")[0]
             cell = visible(row)
-            assert f"Table {table['table']} :" in cell, cell
-            assert re.search(r" : \d(st|nd|rd|th), \d+(\.\d+)? points?", cell), cell
+            assert f"Table {table['table']}: " in cell, cell
+            assert re.search(r": \d(st|nd|rd|th), \d+(\.\d+)? points?", cell), cell
             for other in people:
                 assert names[other["entry"]] in cell, cell
     assert "A bot takes no match points and pushes nobody down" in visible(page)
