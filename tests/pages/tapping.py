@@ -57,7 +57,7 @@ def tap(page: Page, rng: random.Random) -> bool:
         is_move = element.get_attribute("data-action", timeout=1_000) is not None
         element.click(timeout=10_000)  # a card stands still late on a loaded machine (make test)
     except TapTimedOut:
-        if moved_on(page, before):  # the table was swapped under the tap: look again
+        if moved_on(page, before) or offered.count() != count:  # redrawn under it: look again
             return False
         raise  # offered, the table unchanged, and yet it could not be tapped
     if is_move:  # wait until the page shows the table after the move (or says why not)
