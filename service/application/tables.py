@@ -211,8 +211,8 @@ def _act_once(
         work.lock_table(table_id, unchecked=unchecked and request is None)
         if request is not None and (first := work.answered(request)) is not None:
             return first  # a retry: the first answer, and nothing appended
-        log = work.table(table_id)
         try:
+            log = work.table(table_id)
             if expected is not None and expected != log.version:
                 raise VersionConflict(table_id, expected, log.version)
             if actor is None and type(viewer) is int:  # the seat's person (a bot names itself)
