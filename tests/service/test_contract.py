@@ -3,7 +3,7 @@ no request may cause a server error, what the spec forbids is refused and what i
 accepted (only a game's rules may refuse a well-formed request, see `RULES_DECIDE`).
 
 `make test` runs a fixed, derandomized sample on SQLite: the same requests every run, so the
-test cannot be flaky (under a minute here). `make fuzz` sets ``CARDLEDGER_FUZZ_EXAMPLES=N``: N
+test cannot be flaky (about a minute here). `make fuzz` sets ``CARDLEDGER_FUZZ_EXAMPLES=N``: N
 requests per operation drawn from the seed it prints (``pytest --hypothesis-seed=<seed>``
 repeats a run), on SQLite and on PostgreSQL, which refuses text SQLite stores (a NUL).
 """
@@ -46,7 +46,7 @@ RULES_DECIDE = {
 }
 FUZZ_EXAMPLES = int(os.environ.get("CARDLEDGER_FUZZ_EXAMPLES") or 0)
 #: Examples per operation in `make test`, besides schemathesis' boundary (coverage) cases.
-EXAMPLES = 80
+EXAMPLES = 40
 ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)]
 
