@@ -233,9 +233,9 @@ class EventStore:
         self._error = connection.dialect.loaded_dbapi.Error
 
     def _run(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> Any:
-        if HELD_WRITE in self.connection.info:  # a held append goes first, in order
-            send_held_write(self.connection)
         if self._format:
+            if HELD_WRITE in self.connection.info:  # a held append goes first, in order
+                send_held_write(self.connection)
             sql = sql.replace("?", "%s")
         cursor = self.connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
