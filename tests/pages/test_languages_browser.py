@@ -7,6 +7,7 @@ language from the first tap to the end. The catalogues' and pages' text checks a
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from tests.helpers import ADMIN_TOKEN, post_table
 from tests.pages.conftest import ARTIFACTS, Phones
 from tests.pages.tapping import play_by_tapping
 from tests.pages.test_play_browser import human_pages, seats
-from tests.service.tournament_play import enter, new_tournament, seat_round
+from tests.service.tournament_play import enter, new_tournament, play_round, seat_round
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -49,6 +50,24 @@ SPILLS = """() => {
   }
   return found;
 }"""
+
+
+#: A word broken across lines: a heading, button or column heading of one word that the
+#: browser split to fit a narrow box (the crosstable's "Jugado/r" on a phone).
+BROKEN_WORDS = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('th, h1, h2, h3, button, .button, summary, label')) {
+    const text = el.textContent.trim();
+    if (!el.offsetParent || el.children.length || /\\s/.test(text) || text.length < 2) { continue; }
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    if (lines.size > 1) { found.push(`${el.tagName.toLowerCase()}: "${text}" broken`); }
+  }
+  return found;
+}"""
+#: Every folded box unfolded, so that what it holds is measured too (the hand record).
+UNFOLD = "() => document.querySelectorAll('details').forEach(d => { d.open = true; })"
 
 
 def expect(target: Any) -> Any:
@@ -105,9 +124,40 @@ def test_no_page_spills_out_of_a_phone(
     for name, path in pages.items():
         organiser.goto(f"{base_url}{path}")
         expect(organiser.locator("html")).to_have_attribute("lang", language)
+        organiser.evaluate(UNFOLD)
         shot = SHOTS / f"{language}-{name.replace(' ', '-').replace(chr(39), '')}.png"
         organiser.screenshot(path=str(shot), full_page=True)
-        if found := organiser.evaluate(SPILLS):
+        if found := organiser.evaluate(SPILLS) + organiser.evaluate(BROKEN_WORDS):
+            spilled[name] = found
+    assert spilled == {}, f"words spill out of a 390 px phone in {language}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_played_tournament_fits_a_phone(
+    organiser: Page, live_app: Flask, base_url: str, language: str
+) -> None:
+    """After two rounds: the standings' crosstable (a column per round) keeps its headings'
+    words whole, and a deal's replay with its hand record unfolded (its long seed and
+    hashes) does not scroll sideways."""
+    api = live_app.test_client()
+    tournament = new_tournament(api, name="Kerho", table_size=3, rounds=2, max_deals=1)
+    enter(api, tournament, "Ann", "Bo", "Cy")
+    rng = random.Random(language)
+    seated, _ = play_round(api, tournament, rng)
+    play_round(api, tournament, rng)
+    pages = {
+        "crosstable": f"/tournaments/{tournament}/standings.html",
+        "replay": f"/tables/{seated['tables'][0]['id']}/deals/1/replay",
+        "wall": f"/tournaments/{tournament}/wall",
+    }
+    spilled = {}
+    organiser.goto(f"{base_url}/?lang={language}")
+    for name, path in pages.items():
+        organiser.goto(f"{base_url}{path}")
+        expect(organiser.locator("html")).to_have_attribute("lang", language)
+        organiser.evaluate(UNFOLD)
+        organiser.screenshot(path=str(SHOTS / f"{language}-played-{name}.png"), full_page=True)
+        if found := organiser.evaluate(SPILLS) + organiser.evaluate(BROKEN_WORDS):
             spilled[name] = found
     assert spilled == {}, f"words spill out of a 390 px phone in {language}"
 
