@@ -53,6 +53,13 @@ def _reason(page: str, card: Any) -> str:
     return html.unescape(found[1])
 
 
+def _title(page: str, card: Any) -> str:
+    """A greyed card's title: the card and why it cannot be played, shown when tapped."""
+    found = re.search(rf'data-card="{card}"[^>]*data-reason="[^"]*" title="([^"]*)"', page)
+    assert found, card
+    return html.unescape(found[1])
+
+
 def _in(app: Flask, language: str, message: str, **values: Any) -> str:
     with app.test_request_context(), force_locale(language):
         return gettext(message, **values)
@@ -75,6 +82,9 @@ def test_a_refusal_on_a_page_in_another_language_is_worded_from_its_code(
     assert f'<html lang="{language}"' in theirs_page
     assert _reason(theirs_page, card) == yours != engine_said
     assert yours != "You hold a card of the suit led and must follow suit"  # translated
+    tapped = _title(theirs_page, card)  # what the page says when the greyed card is tapped
+    colon = "\u00a0: " if language == "fr" else ": "  # French spaces its colon
+    assert tapped.endswith(colon + yours) and not tapped.startswith(colon), tapped
 
     organiser = browser_of(client, table, "organiser")
     page = organiser.get(f"/tables/{table.id}/view?lang={language}").get_data(as_text=True)
