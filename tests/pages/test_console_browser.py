@@ -160,6 +160,6 @@ def test_a_physical_deal_tapped_in(phone: Page, live_app: Flask, base_url: str) 
     shoot(page, "deal")
     page.locator("#confirm-deal").click()
     expect(page.locator(".flash")).to_have_text("Deal recorded.")
-    expect(page.locator("#table-status")).to_have_text("in deal")
+    expect(page.locator("#table-status")).to_have_text("playing")
     after = state(client, table)
     assert [sorted(h) for h in after["hands"]] == [sorted(h) for h in hands]

@@ -46,7 +46,7 @@ def test_running_and_finished_tables_are_listed_with_links(client: FlaskClient) 
     assert "The Bottle Imp" in live
     assert "Ann (0), Bo (0), Cy (0), Di (0)" in live
     assert "won by" in recent
-    assert re.search(r'class="status in_deal">in deal</span> <span class="meta">deal 1', live)
+    assert re.search(r'class="status in_deal">playing</span> <span class="meta">deal 1', live)
 
 
 def test_the_newest_twenty_tables_are_listed_newest_first(client: FlaskClient) -> None:

@@ -26,6 +26,7 @@ from service.storage.tablelog import TableLog
 from service.web.pages import games, listing, record, replay, session, tableview
 from service.web.pages.answers import answer_errors_with_pages, html
 from service.web.pages.scenes import seat_names
+from service.web.pages.words import status_words
 from service.web.problems import ApiError
 
 blueprint = Blueprint("pages", __name__)
@@ -58,6 +59,7 @@ def home() -> Response:
         tournaments=tournaments,
         games=listing.GAME_NAMES,
         limit=listing.LIMIT,
+        status_words=status_words,  # a table's status as every other page says it
     )
     return html(page)
 

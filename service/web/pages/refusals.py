@@ -170,6 +170,12 @@ PLAIN: dict[str, LazyString] = {
 }
 
 
+#: Refusals whose English sentence from the engine is written for the API, naming entries
+#: and tables by their internal numbers ("'Bo' has already entered (entry 2)", "there is
+#: no entry 5"): a page says the code's sentence instead, in English too.
+NUMBERED = frozenset({"duplicate_entry", "entry_withdrawn", "unknown_entry", "unknown_table"})
+
+
 def _must_get(facts: Mapping[str, Fact], names: Sequence[str]) -> str:
     """A pile with too many or too few cards: whose, which pile, how many it must get."""
     name, pile, count = name_of(int(facts["seat"]), names), facts.get("pile"), int(facts["count"])
@@ -228,7 +234,7 @@ def worded(
     """The rules' refusal as this page's language says it, from its code and facts: about
     the seat its facts name (else ``seat``, the move's), "you" when it is ``you``."""
     code, facts = refused.code, refused.facts
-    if languages.current() == languages.LANGUAGES[0]:
+    if languages.current() == languages.LANGUAGES[0] and code not in NUMBERED:
         return seats_in_words(refused.message, names, you)
     if code in ABOUT_A_SEAT:
         about = facts.get("seat", seat)
@@ -248,7 +254,7 @@ def worded(
 def said_by_code(code: str, detail: str) -> str:
     """A refusal about no seat of the page's (a command's, the console's): the ``detail``
     as it is on an English page, else the code's sentence in the page's language."""
-    if languages.current() == languages.LANGUAGES[0]:
-        return detail
+    if languages.current() == languages.LANGUAGES[0] and code not in NUMBERED:
+        return detail[:1].upper() + detail[1:]  # a sentence, as the page shows it
     said = PLAIN.get(code)
     return str(said) if said is not None else gettext("The rules refuse this (%(code)s)", code=code)

@@ -31,6 +31,22 @@ def returned_words(name: str) -> str:
     return gettext("%(name)s's seat is handed back: %(name)s plays it again", name=name)
 
 
+def _yours(bot: str, reason: str) -> str:
+    return gettext(
+        "The organiser handed your seat to the %(bot)s bot (%(reason)s): it plays "
+        "for you until they hand it back",
+        bot=bot_word(bot),
+        reason=reason,
+    )
+
+
+def yours_words(log: TableLog, seat: int) -> str:
+    """To the person whose seat a bot plays now, in their page's turn line (the first
+    thing their phone shows): which bot, why, and until when."""
+    held = takeovers(log)[seat]
+    return _yours(held.bot, held.reason)
+
+
 def mark(scene: Scene, log: TableLog, names: Sequence[str], viewer: Viewer = None) -> None:
     """Tag each seat a bot plays for its person with that bot, and say why under its
     name (to the person themself, that it is theirs again once handed back)."""
@@ -40,14 +56,7 @@ def mark(scene: Scene, log: TableLog, names: Sequence[str], viewer: Viewer = Non
         panel = scene.seats[seat]
         panel.tags.append(bot_name(held.bot))
         if seat == viewer:
-            panel.notes.append(
-                gettext(
-                    "The organiser handed your seat to the %(bot)s bot (%(reason)s): it plays "
-                    "for you until they hand it back",
-                    bot=bot_word(held.bot),
-                    reason=held.reason,
-                )
-            )
+            panel.notes.append(_yours(held.bot, held.reason))
         else:
             panel.notes.append(taken_words(names[seat], held.bot, held.reason))
 

@@ -174,13 +174,18 @@ def _shows_cards(groups: Sequence[Group]) -> bool:
     )
 
 
-def _dock(drawn: Scene, seat: int, offered: list[SeatMoves]) -> dict[str, Any]:
+def _dock(
+    drawn: Scene, seat: int, offered: list[SeatMoves], finished: bool
+) -> dict[str, Any] | None:
     """What a seat's page keeps within reach at the bottom of a phone's screen: its moves
-    when it has any, and its hand unless those moves show the cards already."""
+    when it has any, and its hand unless those moves show the cards already; nothing once
+    the match is over with the hand played out (no "no cards yet" under a finished match)."""
     own = next((m for m in offered if m.seat == seat), None)
     hand = [p.json() for p in drawn.seats[seat].piles if "hand" in p.kind and p.slots]
     if own is not None and _shows_cards(own.groups):
         hand = []
+    if finished and own is None and not hand:
+        return None
     return {"moves": own, "hand": hand, "empty": own is None and not hand}
 
 
@@ -206,6 +211,9 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
     acts = stand_ins.acting(log, viewer)  # None: a bot plays the viewer's seat now
     offered = moves(log, shown, acts, names, game.drawers)
     turn = _turn(shown, acts, names, offered)
+    if acts is None and seat is not None and shown["status"] != "finished":
+        # a bot plays this person's seat: their turn line says so, not whose turn it is
+        turn = {"mine": False, "words": stand_ins.yours_words(log, seat), "kind": "wait"}
     # the organiser's view of a table where this browser also holds a seat is asked for
     asked = "?as=organiser" if viewer == ORGANISER else ""
     live = {
@@ -233,7 +241,7 @@ def context(log: TableLog, viewer: Viewer, token: str | None) -> dict[str, Any]:
         "seat": seat,
         "turn": turn,
         "moves": offered,
-        "dock": _dock(drawn, seat, offered) if seat is not None else None,
+        "dock": (_dock(drawn, seat, offered, live["finished"]) if seat is not None else None),
         "deals": [(k, scored or viewer == ORGANISER) for k, scored in deals(log)],
         "live": live,
         "damage": log.damage,
