@@ -11,7 +11,8 @@ processes of four threads), each client on its own connection, all released toge
   counted: none, since each writer decides under the table's lock (SQLite's write lock)
   on the state it locked. A process deciding on a stale cached log loses races and says
   so, and a lost race when nothing holds the lock is decided again:
-  ``test_concurrency.py``.
+  ``test_concurrency.py``; on PostgreSQL a cached table's unchecked append that finds the
+  head moved is loaded and decided again (``test_unchecked_appends.py``).
 
 The log stays gap-free: its versions, as served and as stored, are 1..n.
 """
