@@ -12,6 +12,7 @@ a deal played in Spanish and in Finnish) are in ``test_languages_browser.py``.
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -295,6 +296,17 @@ def test_no_english_sentence_is_left_on_any_page(club: Club, language: str) -> N
         if same:
             left[name] = same
     assert left == {}, f"English left on the {language} pages"
+
+
+def test_spanish_pages_call_the_bottle_imp_as_its_spanish_seed_does(club: Club) -> None:
+    """*El diablo de la botella* on every Spanish page that names the game, never the
+    English title (the other languages' seed texts keep *The Bottle Imp*)."""
+    named = [name for name in PAGES if "The Bottle Imp" in render(club, name, "en")]
+    assert {"home", "rules", "rules: bottle-imp", "bottle-imp: seat"} <= set(named), named
+    for name in named:
+        spanish = html.unescape(render(club, name, "es"))
+        assert "The Bottle Imp" not in spanish, name
+        assert "El diablo de la botella" in spanish, name
 
 
 def test_the_english_pages_say_html_lang_en(club: Club) -> None:

@@ -57,7 +57,7 @@ def home() -> Response:
         running=[t for t in tables if t.running],
         recent=[t for t in tables if not t.running],
         tournaments=tournaments,
-        games=listing.GAME_NAMES,
+        games=games.names(),
         limit=listing.LIMIT,
         status_words=status_words,  # a table's status as every other page says it
     )

@@ -38,7 +38,7 @@ from service.application.listings import MAX_LIMIT, list_players
 from service.core.refusals import ApplicationError
 from service.storage.db import get_database
 from service.web.pages import console_forms as forms
-from service.web.pages import formkeys, words
+from service.web.pages import formkeys, games, words
 from service.web.pages.answers import answer_errors_with_pages, error_page, html
 from service.web.pages.refusals import said_by_code, worded
 from service.web.pages.session import (
@@ -148,7 +148,7 @@ def render(template: str, status: int = 200, **context: Any) -> Response:
         csrf_field=CSRF_FIELD,
         form_key_field=formkeys.FIELD,
         form_key=formkeys.new_key,
-        game_names={g: s.name for g, s in SPECS.items()},
+        game_names=games.names(),
         max_person=MAX_PERSON,
         max_tournament=MAX_TOURNAMENT,
         max_reason=MAX_REASON,

@@ -14,7 +14,6 @@ from typing import Any
 from flask_babel import gettext
 from sqlalchemy import Connection, select
 
-from domain.games import SPECS
 from service.application.tables import table_logs
 from service.core.refusals import ApplicationError
 from service.storage.models import streams, tournament_tables, tournaments
@@ -22,7 +21,6 @@ from service.web.api.tables import summary
 from service.web.pages.scenes import seat_names
 
 LIMIT = 20
-GAME_NAMES = {game_id: spec.name for game_id, spec in SPECS.items()}
 
 
 @dataclass(frozen=True, slots=True)

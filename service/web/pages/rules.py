@@ -46,6 +46,12 @@ def _rules_url(game: str) -> str:
     return rules_url(game)
 
 
+@blueprint.app_template_global("name_of_game")
+def _name_of_game(game: str) -> str:
+    """A game's name in the page's language (``games.name``), for every template."""
+    return games.name(game)
+
+
 @dataclass(frozen=True, slots=True)
 class OptionRow:
     """One row of a page's options table."""

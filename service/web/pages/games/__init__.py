@@ -75,9 +75,14 @@ def pages_of(game: str) -> GamePages:
 
 
 def name(game: str) -> str:
-    """A game's display name (its id when it is not registered)."""
-    spec = SPECS.get(game)
-    return spec.name if spec else game
+    """A game's name in the page's language (its id when it has no web side)."""
+    found = WEB.get(game)
+    return found.name() if found else game
+
+
+def names() -> dict[str, str]:
+    """Every registered game's name in the page's language, by game id."""
+    return {game: name(game) for game in SPECS}
 
 
 def face(game: str, card: Card) -> Face:

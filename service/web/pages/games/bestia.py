@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext, pgettext
 
 from domain.games.bestia import GAME_ID
 from domain.games.bestia.cards import NAMES, deck
@@ -252,6 +252,7 @@ def _declared(data: Mapping[str, Any], names: Names) -> list[Part]:
 
 PAGES = GamePages(
     game=GAME_ID,
+    name=lambda: pgettext("the name of a game", "Bestia"),
     face=face,
     scene=scene,
     sheet=DealSheet(_deck, _piles),

@@ -310,6 +310,7 @@ def _trick_won(data: Mapping[str, Any], names: Names) -> list[Part]:
 
 PAGES = GamePages(
     game=GAME_ID,
+    name=lambda: pgettext("the name of a game", "The Bottle Imp"),
     face=face,
     scene=scene,
     sheet=DealSheet(_deck, _piles, _card),

@@ -278,6 +278,7 @@ def _launched(data: Mapping[str, Any], names: Names) -> list[Part]:
 
 PAGES = GamePages(
     game=GAME_ID,
+    name=lambda: pgettext("the name of a game", "Oh Quay"),
     face=face,
     scene=scene,
     sheet=DealSheet(_deck, _piles),

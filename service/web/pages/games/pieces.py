@@ -58,6 +58,9 @@ def winner_card(trick: Mapping[str, Any]) -> Card:
 class GamePages:
     """How the pages show one game.
 
+    - ``name``: the game's name in the page's language (the Spanish seed text calls The
+      Bottle Imp *El diablo de la botella*), a call so it is said in the language of the
+      request that shows it;
     - ``face``: a card as drawn (``service.web.pages.cards.Face``), for every card of the
       game's deck;
     - ``scene``: a view (``rules.view(state, viewer)``) as labelled piles;
@@ -76,6 +79,7 @@ class GamePages:
     """
 
     game: str
+    name: Callable[[], str]
     face: Callable[[Card], Face]
     scene: SceneBuilder
     sheet: DealSheet
