@@ -68,6 +68,10 @@ def test_a_replay_steps_with_the_keyboard(page: Page, live_app: Flask, base_url:
     trick = "#scene .panel.centre .trick"
     expect(step).to_contain_text(f"step 1 of {count}")
     expect(page.locator("#first")).to_be_disabled()
+    expect(page.locator(".keys")).to_be_visible()  # a keyboard's keys, where there is one
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator(".keys")).to_be_hidden()  # a phone has no arrow keys to name
+    page.set_viewport_size({"width": 1280, "height": 800})
 
     page.keyboard.press("End")
     expect(step).to_contain_text(f"step {count} of {count}")
