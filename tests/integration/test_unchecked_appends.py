@@ -26,19 +26,15 @@ from service.storage.db import get_database, send_held_write
 from service.storage.eventstore import EventStore, NewEvent, StaleHead
 from service.storage.guard import stamp
 from service.storage.models import events
-from tests.helpers import ADMIN_TOKEN, make_test_app
+from tests.helpers import ORGANISER, make_test_app
 
 pytestmark = pytest.mark.integration
 
-ORGANISER = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-
 
 @pytest.fixture
-def first(postgres_url: str) -> Iterator[Flask]:
+def first(pg_app: Flask) -> Flask:
     """A process that records a table and has it cached."""
-    app = make_test_app(postgres_url)
-    yield app
-    get_database(app).engine.dispose()
+    return pg_app
 
 
 @pytest.fixture
