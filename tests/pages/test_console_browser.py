@@ -137,6 +137,7 @@ def test_a_physical_deal_tapped_in(phone: Page, live_app: Flask, base_url: str) 
     page.goto(f"{base_url}/console/tables/{table.id}")
     shoot(page, "table")
     page.get_by_role("link", name="Record a physical deal").click()
+    expect(page.locator("#deck [data-card]").first).to_be_visible()  # the deal sheet has loaded
     deck = [str(c) for c in page.locator("#deck [data-card]").evaluate_all(
         "els => els.map(e => e.dataset.card)")]  # fmt: skip
     dealer = state(client, table)["dealer"]
