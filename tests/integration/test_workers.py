@@ -255,6 +255,7 @@ def test_a_simulation_split_over_two_workers_equals_the_in_process_result(
         assert "cardledger.simulate_chunk" in worker.output(), worker.output()[-2000:]
 
 
+@pytest.mark.timeout(900)  # its waits are guards; on a loaded machine they add up
 def test_a_worker_killed_mid_job_is_replaced_and_nothing_counts_twice(
     app: Flask, workers: Callable[..., Worker]
 ) -> None:
