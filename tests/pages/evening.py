@@ -2,16 +2,19 @@
 browser" walks it: the organiser's console on a phone, seat slips, each player's phone,
 a physical table recorded by the organiser, standings.
 
-    .venv/bin/python -m tests.pages.evening URL TOKEN [OUT]   # against a running `make run`
+    .venv/bin/python -m tests.pages.evening URL TOKEN [OUT [LANG]]   # against `make run`
 
 ``tests.pages.readme_screenshot`` runs the same walk on a throw-away server and keeps a few
 of its shots for the README; this entry point runs it against any server (e.g. the one
 `make run` started, token from ``var/admin-token``) and keeps every step's shot in OUT
-(``tests/artifacts/evening/``), at 390x844 and 1280x800.
+(``tests/artifacts/evening/``), at 390x844 and 1280x800. LANG (``es``, ``fi``, ``fr``) is
+the browsers' language: the walk finds every button by the words the compiled catalogue
+gives it, so a page still in English fails it.
 """
 
 from __future__ import annotations
 
+import gettext
 import random
 import re
 import sys
@@ -30,6 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PHONE: ViewportSize = {"width": 390, "height": 844}
 DESK: ViewportSize = {"width": 1280, "height": 800}
 NAMES = ("Ann", "Bo", "Cy")
+TRANSLATIONS = ROOT / "service" / "web" / "translations"
+#: a walk's language -> the browsers' locale (their Accept-Language)
+LOCALES = {"en": "en-GB", "es": "es-ES", "fi": "fi-FI", "fr": "fr-FR"}
 
 #: step name -> called with the page at that step (the README keeps some of them)
 Shooter = Callable[[str, Page], None]
@@ -51,6 +57,19 @@ def all_sizes(out: Path) -> Shooter:
             print(f"  ! {name}: {wide} px wide on a phone")
 
     return shoot
+
+
+def words(lang: str) -> Callable[[str], str]:
+    """The pages' words in ``lang``, from the compiled catalogue (English: as written)."""
+    if lang == "en":
+        return str
+    return gettext.translation("messages", TRANSLATIONS, languages=[lang]).gettext
+
+
+def saying(said: str) -> re.Pattern[str]:
+    """A translated message with ``%(name)s`` placeholders, as a pattern of the page's text."""
+    parts = re.split(r"%\(\w+\)s", said)
+    return re.compile(".+".join(re.escape(part) for part in parts))
 
 
 def play(pages: list[Page], rng: random.Random, minutes: float = 4,
@@ -77,33 +96,36 @@ def play(pages: list[Page], rng: random.Random, minutes: float = 4,
             time.sleep(0.3)  # bots, or a page waiting for its news
 
 
-def console(browser: Browser, url: str, token: str) -> Page:
+def console(browser: Browser, url: str, token: str, lang: str = "en") -> Page:
     """The organiser's phone: the console link opened once (the token becomes a cookie)."""
-    page = browser.new_context(viewport=PHONE).new_page()
+    page = browser.new_context(viewport=PHONE, locale=LOCALES[lang]).new_page()
     page.goto(f"{url}/console?token={token}")
     assert "token=" not in page.url, page.url
     return page
 
 
-def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = "") -> str:
+def evening(
+    browser: Browser, url: str, token: str, shoot: Shooter, seed: str = "", lang: str = "en"
+) -> str:
     """The whole evening; returns the tournament's console address (``seed``: the
-    tournament's, else drawn by the server)."""
+    tournament's, else drawn by the server; ``lang``: the browsers' language)."""
     rng = random.Random("evening")
-    org = console(browser, url, token)
+    _ = words(lang)
+    org = console(browser, url, token, lang)
     shoot("01-console", org)
 
     # A tournament: Bottle Imp, tables of four, two rounds of one deal, bots fill a table.
-    org.get_by_role("link", name="New tournament").click()
+    org.get_by_role("link", name=_("New tournament")).click()
     shoot("02-choose-game", org)
     org.locator('[data-game="bottle-imp"]').click()
-    org.get_by_label("Name").fill("Tuesday club")
+    org.get_by_label(_("Name"), exact=True).fill("Tuesday club")
     org.locator('select[name="table_size"]').select_option("4")
     org.locator('input[name="rounds"]').fill("2")
     org.locator('input[name="max_deals"]').fill("1")
     if seed:
         org.locator('input[name="seed"]').fill(seed)
     shoot("03-new-tournament", org)
-    org.get_by_role("button", name="Create the tournament").click()
+    org.get_by_role("button", name=_("Create the tournament")).click()
     org.wait_for_url(re.compile(r"/console/tournaments/[0-9a-f-]+"))
     tournament = org.url.split("?")[0]
     shoot("04-tournament", org)
@@ -124,7 +146,8 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     links = [s.inner_text().strip() for s in org.locator(".slip .link").all()]
     assert len(links) == len(NAMES), links
 
-    phones = [browser.new_context(viewport=PHONE).new_page() for _ in links]
+    locale = LOCALES[lang]
+    phones = [browser.new_context(viewport=PHONE, locale=locale).new_page() for _link in links]
     for phone, link in zip(phones, links, strict=True):
         phone.goto(url + link[link.index("/tournaments/") :])  # the slip's link, at this server
         assert "token=" not in phone.url, phone.url
@@ -148,7 +171,8 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     shoot("12-round-1-finished", org)
 
     # A phone is lost: the seat's console page re-issues its link (the old one stops).
-    org.locator("#round-tables .item").first.get_by_role("link", name="console").click()
+    first_table = org.locator("#round-tables .item").first
+    first_table.get_by_role("link", name=_("console"), exact=True).click()
     shoot("13-console-table", org)
     new_link = org.locator("li[data-seat] form.new-link").first  # the first person's seat
     new_link.locator("input[name=sure]").check()  # asked first: the old link stops
@@ -160,27 +184,27 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     # person's play from the table page.
     org.goto(tournament)
     org.locator("#open-round").click()
-    org.get_by_role("heading", name=re.compile("Round 2")).wait_for()
+    org.locator('#round[data-round="2"]').wait_for()
     shoot("16-round-2", org)
     first = str(org.locator("#round-tables .item").first.get_attribute("data-table"))
     wait_for(lambda: dealt_unless_by_a_person(org, url, first), 60, "a bot dealer's deal")
     org.reload()  # a bot dealer has dealt by itself (through the worker): look again
     table = org.locator("#round-tables .item").first
-    if table.get_by_role("link", name="record a deal").count():
-        table.get_by_role("link", name="record a deal").click()
-        record_deal(org, rng, shoot, "17")
+    if table.get_by_role("link", name=_("record a deal")).count():
+        table.get_by_role("link", name=_("record a deal")).click()
+        record_deal(org, rng, shoot, "17", _)
     else:  # its dealer is a bot, who dealt at once: the organiser records the plays only
         print("  round 2's dealer is a bot: no physical deal to record (see the lone table)")
-        table.get_by_role("link", name="console").click()
+        table.get_by_role("link", name=_("console"), exact=True).click()
 
     # A director's ruling on that table, while its match runs.
     org.locator('#adjust select[name="seat"]').select_option("0")
     org.locator('#adjust input[name="points"]').fill("-2")
     org.locator('#adjust input[name="reason"]').fill("card exposed in the deal")
-    org.get_by_role("button", name="Record the adjustment").click()
-    org.get_by_text("recorded.").first.wait_for()
+    org.get_by_role("button", name=_("Record the adjustment")).click()
+    org.get_by_text(saying(_("%(points)s to %(name)s recorded."))).first.wait_for()
     shoot("19-adjusted", org)
-    org.get_by_role("link", name="Open the table page").click()
+    org.get_by_role("link", name=_("Open the table page")).click()
     org.locator("#table").wait_for()
     shoot("20-organiser-table", org)
     play([org], rng)
@@ -192,16 +216,16 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
     while org.locator('#round-tables .item:not([data-status="finished"])').count():
         # the other tables of round 2 (if any): the organiser plays them too
         item = org.locator('#round-tables .item:not([data-status="finished"])').first
-        item.get_by_role("link", name="table page").click()
+        item.get_by_role("link", name=_("table page")).click()
         play([org], rng)
         org.goto(tournament)
 
     if org.locator("#finish").count():  # a tournament of planned rounds finishes itself
-        org.get_by_label("yes, finish it").check()
+        org.get_by_label(_("yes, finish it")).check()
         org.locator("#finish").click()
-    org.locator('#tournament-status:text("finished")').wait_for()
+    org.locator('#tournament-status[data-status="finished"]').wait_for()
     shoot("23-finished", org)
-    org.get_by_role("link", name="standings", exact=True).first.click()
+    org.get_by_role("link", name=_("standings"), exact=True).first.click()
     shoot("24-standings", org)
     org.goto(f"{url}/")
     shoot("25-home", org)
@@ -210,18 +234,18 @@ def evening(browser: Browser, url: str, token: str, shoot: Shooter, seed: str = 
 
     # A lone table of four people with real cards, its first dealer a person.
     org.goto(f"{url}/console")
-    org.get_by_role("link", name="New table").click()
+    org.get_by_role("link", name=_("New table")).click()
     org.locator('[data-game="bottle-imp"]').click()
     for seat, name in enumerate(("Ann", "Bo", "Cy", "Di")):
         org.locator(f'select[name="seat-{seat}-kind"]').select_option("person")
         org.locator(f'input[name="seat-{seat}-who"]').fill(name)
     org.locator('input[name="max_deals"]').fill("1")
     shoot("27-new-table", org)
-    org.get_by_role("button", name="Open the table").click()
-    org.get_by_text("Table opened.").wait_for()
+    org.get_by_role("button", name=_("Open the table")).click()
+    org.get_by_text(_("Table opened.")).wait_for()
     shoot("28-lone-table", org)
-    org.get_by_role("link", name="Record a physical deal").click()
-    record_deal(org, rng, shoot, "29")
+    org.get_by_role("link", name=_("Record a physical deal")).click()
+    record_deal(org, rng, shoot, "29", _)
     new_link = org.locator('li[data-seat="2"] form.new-link')
     new_link.locator("input[name=sure]").check()  # asked first: the old link stops
     new_link.locator("button").click()
@@ -238,11 +262,14 @@ def dealt_unless_by_a_person(org: Page, url: str, table_id: str) -> bool:
     return state["status"] != "waiting_for_deal" or "bot" not in seats[state["dealer"]]
 
 
-def record_deal(org: Page, rng: random.Random, shoot: Shooter, step: str) -> None:
-    """On a table's "record a deal" page: tap the deck's cards into the piles, confirm."""
+def record_deal(
+    org: Page, rng: random.Random, shoot: Shooter, step: str, _: Callable[[str], str] = str
+) -> None:
+    """On a table's "record a deal" page: tap the deck's cards into the piles, confirm
+    (``_``: the page's words)."""
     shoot(f"{step}-record-deal", org)
     deck = org.locator('#deck [data-card][aria-disabled="false"]')
-    for _ in range(200):
+    for _tap in range(200):
         progress = org.locator("#deal-progress").inner_text()
         placed, wanted = re.findall(r"\d+", progress)[:2]
         if placed == wanted:
@@ -252,15 +279,16 @@ def record_deal(org: Page, rng: random.Random, shoot: Shooter, step: str) -> Non
         deck.nth(rng.randrange(deck.count())).click()  # as the cards come off the table
     shoot(f"{int(step) + 1}-deal-tapped", org)
     org.locator("#confirm-deal").click()
-    org.get_by_text("Deal recorded.").wait_for()
+    org.get_by_text(_("Deal recorded.")).wait_for()
 
 
 def main(argv: list[str]) -> None:
     url, token = argv[0].rstrip("/"), argv[1]
     out = Path(argv[2]) if len(argv) > 2 else ROOT / "tests" / "artifacts" / "evening"
+    lang = argv[3] if len(argv) > 3 else "en"
     with sync_playwright() as playwright:
         browser = launch(playwright)
-        print(evening(browser, url, token, all_sizes(out)))
+        print(evening(browser, url, token, all_sizes(out), lang=lang))
         browser.close()
 
 

@@ -178,7 +178,7 @@ def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Res
         log=log,
         state=state,
         config=state.config,
-        status_word=_status_word(state),
+        tournament_status=_tournament_status(state),
         round_shown=shown,
         seating=round_tables(tournament_id, shown) if shown else None,
         standings=standings,
@@ -189,10 +189,12 @@ def _tournament_page(tournament_id: str, status: int = 200, **extra: Any) -> Res
     )
 
 
-def _status_word(state: Any) -> str:
+def _tournament_status(state: Any) -> str:
+    """The tournament's status as a word of its own (the page's class and ``data-status``;
+    ``status_words`` says it in the page's language)."""
     if state.finished:
-        return gettext("finished")
-    return gettext("playing") if state.in_progress else gettext("open")
+        return "finished"
+    return "in_deal" if state.in_progress else "open"
 
 
 @blueprint.get("/tournaments/<id:tournament_id>")

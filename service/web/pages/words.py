@@ -67,7 +67,8 @@ def ordinal(n: int) -> str:
 #: A table's status as a page says it.
 STATUS_WORDS = {"waiting_for_deal": lazy_gettext("waiting for the deal"),
                 "in_deal": lazy_gettext("playing"),
-                "finished": lazy_gettext("finished")}  # fmt: skip
+                "finished": lazy_gettext("finished"),
+                "open": lazy_gettext("open")}  # fmt: skip
 
 
 def status_words(status: str) -> str:
