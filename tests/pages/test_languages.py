@@ -2,7 +2,8 @@
 
 The catalogues: ``messages.pot`` holds every word the code and templates mark (extracted
 again here and compared), and each language's ``messages.po`` translates every one of them,
-nothing fuzzy, every plural form given, the placeholders kept, and compiles. The pages:
+nothing fuzzy, every plural form given, the placeholders and the spaces at the ends kept,
+and compiles. The pages:
 rendered in every language through the Flask client, no sentence of the English page is left
 in another language's (beyond a short list of names), and the language is chosen as
 ``docs/api.md`` says (``?lang=``, its cookie, a tournament's club language for its slips and
@@ -126,6 +127,22 @@ def test_every_translation_keeps_its_placeholders(language: str) -> None:
             if given - wanted or ((not m.pluralizable or last) and given != wanted):
                 broken.append((ids[0], text))
     assert broken == [], f"{language}: placeholders changed"
+
+
+@pytest.mark.parametrize("language", OTHERS)
+def test_every_translation_keeps_the_spaces_at_its_ends(language: str) -> None:
+    """A piece joined to others (" and ", "%(name)s plays ") keeps the space at its end, or
+    the page runs words together ("Ann et Bo" said "AnnetBo"); a translation that reorders
+    may put its own punctuation there instead (Finnish ") ja %(name)s (")."""
+    broken = []
+    for m in catalogue(TRANSLATIONS / language / "LC_MESSAGES" / "messages.po"):
+        said = m.id if isinstance(m.id, str) else m.id[0]
+        for text in filter(None, forms(m)):
+            starts = not said[:1].isspace() or text[:1].isspace() or text[:1] in ")]},.;:"
+            ends = not said[-1:].isspace() or text[-1:].isspace() or text[-1:] in "(["
+            if not (starts and ends):
+                broken.append((said, text))
+    assert broken == [], f"{language}: spaces lost at the ends"
 
 
 @pytest.mark.parametrize("language", OTHERS)
