@@ -45,6 +45,26 @@ def server_env(database_url: str, admin_token: str, **more: str) -> dict[str, st
     return env
 
 
+def gunicorn(
+    url: str,
+    admin_token: str,
+    log: Path,
+    *,
+    workers: int = 2,
+    more: Sequence[str] = (),
+    **env: str,
+) -> Served:
+    """gunicorn configured as ``make run`` configures it (its config file, 4 threads a
+    worker) on a free port, jobs in the request (eager); ``more``: flags after the config."""
+    port = free_port()
+    command = [
+        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
+        "--workers", str(workers), "--threads", "4", "--config",
+        "python:service.running.gunicorn_conf", *more,
+    ]  # fmt: skip
+    return Served(command, server_env(url, admin_token, **env), port, log)
+
+
 class Served:
     """A server started by ``command``; ``request`` talks to it, ``output`` is what it said."""
 

@@ -21,7 +21,7 @@ import pytest
 
 from service.storage.db import run_migrations
 from tests.helpers import wait_for
-from tests.integration.served import BIN, Served, free_port, server_env
+from tests.integration.served import Served, gunicorn
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -83,13 +83,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
     every client is still connected when it is counted."""
     url = f"sqlite:///{tmp_path / 'cardledger.db'}"
     run_migrations(url)
-    port = free_port()
-    command = [
-        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "2", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
-        "--keep-alive", "120",
-    ]  # fmt: skip
-    server = Served(command, server_env(url, secrets.token_urlsafe(24)), port, tmp_path / "g.log")
+    admin = secrets.token_urlsafe(24)
+    server = gunicorn(url, admin, tmp_path / "gunicorn.log", more=["--keep-alive", "120"])
     try:
         wait_for(lambda: len(workers(server.process.pid)) == 2, 60, "two workers")
         yield server

@@ -29,7 +29,7 @@ import pytest
 
 from service.storage.db import run_migrations
 from tests.helpers import table_of
-from tests.integration.served import BIN, Served, free_port, server_env
+from tests.integration.served import Served, gunicorn
 from tests.pages.console_forms import HOSTILE, forms
 
 ADMIN = secrets.token_urlsafe(24)
@@ -48,12 +48,7 @@ def server(
     else:
         url = request.getfixturevalue("postgres_url")
     run_migrations(url)
-    port = free_port()
-    command = [
-        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "2", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
-    ]  # fmt: skip
-    served = Served(command, server_env(url, ADMIN), port, home / "gunicorn.log")
+    served = gunicorn(url, ADMIN, home / "gunicorn.log")
     try:
         yield served
     finally:

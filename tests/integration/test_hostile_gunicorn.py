@@ -18,7 +18,7 @@ import pytest
 
 from service.storage.db import run_migrations
 from tests.factories import table_body
-from tests.integration.served import BIN, Served, free_port, read, server_env
+from tests.integration.served import Served, gunicorn, read
 
 ADMIN = secrets.token_urlsafe(24)
 ORGANISER = {"Authorization": f"Bearer {ADMIN}"}
@@ -36,12 +36,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("gunicorn")
     url = f"sqlite:///{home / 'cardledger.db'}"
     run_migrations(url)
-    port = free_port()
-    command = [
-        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "1", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
-    ]  # fmt: skip
-    served = Served(command, server_env(url, ADMIN), port, home / "gunicorn.log")
+    served = gunicorn(url, ADMIN, home / "gunicorn.log", workers=1)
     try:
         yield served
     finally:

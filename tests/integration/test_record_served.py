@@ -26,7 +26,7 @@ from domain.bots.common import current_deal, observe
 from service.storage.db import run_migrations
 from service.storage.eventstore import StoredEvent
 from service.storage.tablelog import fresh
-from tests.integration.served import BIN, Served, free_port, server_env
+from tests.integration.served import Served, gunicorn
 from tests.service.log_damage import (
     assert_damaged_problem,
     delete_row,
@@ -46,18 +46,6 @@ pytestmark = pytest.mark.integration
 ADMIN = secrets.token_urlsafe(24)
 ORGANISER = {"Authorization": f"Bearer {ADMIN}"}
 NDJSON = {"Content-Type": "application/x-ndjson"}
-
-
-def gunicorn(home: Path, url: str, name: str, **env: str) -> Served:
-    """gunicorn configured as ``make run`` configures it, jobs in the request (eager)."""
-    port = free_port()
-    command = [
-        str(BIN / "gunicorn"), "service.running.app:create_app()", "--bind", f"127.0.0.1:{port}",
-        "--workers", "2", "--threads", "4", "--config", "python:service.running.gunicorn_conf",
-    ]  # fmt: skip
-    environment = server_env(url, ADMIN)
-    environment.update(env)
-    return Served(command, environment, port, home / f"{name}.log")
 
 
 class Server:
@@ -84,7 +72,7 @@ def server(
     else:
         url = request.getfixturevalue("damage_postgres_url")
     run_migrations(url)
-    served = gunicorn(home, url, "gunicorn")
+    served = gunicorn(url, ADMIN, home / "gunicorn.log")
     engine = create_engine(url)
     try:
         yield Server(served, engine)
@@ -163,7 +151,7 @@ def test_an_unsigned_import_is_never_passed_on_under_the_importers_signature(
                            if k not in ("signature", "key_id")})  # fmt: skip
     url = f"sqlite:///{tmp_path / 'importer.db'}"
     run_migrations(url)
-    importer = Server(gunicorn(tmp_path, url, "importer"), create_engine(url))
+    importer = Server(gunicorn(url, ADMIN, tmp_path / "importer.log"), create_engine(url))
     try:
         body = "\n".join([unsigned, *lines]) + "\n"
         status, created = importer.request("POST", "/tables/import?unsigned=true", body,
