@@ -64,7 +64,7 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-#: A table's status as a page says it.
+#: A table's status (and a tournament's: "open" before its first round) as a page says it.
 STATUS_WORDS = {"waiting_for_deal": lazy_gettext("waiting for the deal"),
                 "in_deal": lazy_gettext("playing"),
                 "finished": lazy_gettext("finished"),
