@@ -320,7 +320,8 @@ def test_a_tournament_evening(console: FlaskClient) -> None:
     assert (made["table_size"], made["rounds"], made["max_deals"]) == (4, 2, 1)
     assert made["fill_with_bots"] == "random"
 
-    console.post("/players", json={"name": "Dee"}, headers=ORGANISER).get_json()
+    registered = console.post("/players", json={"name": "Dee"}, headers=ORGANISER)
+    assert registered.status_code == 201, registered.get_json()
     offered = text(console.get(f"/console/tournaments/{tid}"))
     assert '<option value="Dee"></option>' in offered  # offered by name, entered by name
     for data in ({"name": "Ann"}, {"name": "Bo"}, {"player_id": "Dee"}, {"name": "Cy"}):

@@ -3,12 +3,12 @@
 The catalogues: ``messages.pot`` holds every word the code and templates mark (extracted
 again here and compared), and each language's ``messages.po`` translates every one of them,
 nothing fuzzy, every plural form given, the placeholders and the spaces at the ends kept,
-and compiles. The pages:
-rendered in every language through the Flask client, no sentence of the English page is left
-in another language's (beyond a short list of names), and the language is chosen as
-``docs/api.md`` says (``?lang=``, its cookie, a tournament's club language for its slips and
-wall, ``Accept-Language``), the rules page by language. Chromium's checks (phones at 390 px,
-a deal played in Spanish and in Finnish) are in ``test_languages_browser.py``.
+and compiles. The pages: rendered in every language through the Flask client, no sentence
+of the English page is left in another language's (beyond a short list of names), and the
+language is chosen as ``docs/api.md`` says (``?lang=``, its cookie, a tournament's club
+language for its slips and wall, ``Accept-Language``), the rules page by language.
+Chromium's checks (phones at 390 px, a deal played in Spanish and in Finnish) are in
+``test_languages_browser.py``.
 """
 
 from __future__ import annotations
