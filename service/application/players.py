@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
@@ -124,10 +125,13 @@ def player_names(connection: Connection, ids: Iterable[str]) -> dict[str, str]:
     return {row.id: row.name for row in rows}
 
 
-def check_seat_players(connection: Connection, seats: Iterable[SeatSpec]) -> None:
+def check_seat_players(connection: Connection, seats: Iterable[SeatSpec]) -> tuple[SeatSpec, ...]:
     """A seat naming a ``player_id`` must name a registered player, once per table; and
     no two people at the table may have names that look alike (``confusable_name``), a
-    player counted under the name the table shows (the seat's, else the player's)."""
+    player counted under the name the table shows (the seat's, else the player's).
+
+    Returns the seats as the table records them: a player's seat given without a name
+    takes the player's registered name (its pages would else say "Seat 1")."""
     seats = list(seats)
     ids = [s.player_id for s in seats if s.player_id is not None]
     if len(set(ids)) < len(ids):
@@ -146,3 +150,9 @@ def check_seat_players(connection: Connection, seats: Iterable[SeatSpec]) -> Non
             earlier = next(s for s, taken in shown if taken == other)
             raise _refusal(confusable(name, other, f"at this table (seat {earlier}), seat {n}"))
         shown.append((n, name))
+    return tuple(
+        replace(seat, name=known[seat.player_id])
+        if seat.player_id is not None and not seat.name
+        else seat
+        for seat in seats
+    )

@@ -12,7 +12,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
@@ -90,7 +90,10 @@ def create_table(
     state = rules_module.initial_state(table)  # raises RuleViolation for a table refused
     table_id = uuid.uuid4().hex
     with unit_of_work(connection, publish=autoplay) as work:
-        check_seat_players(work.connection, table.seats)
+        seats = check_seat_players(work.connection, table.seats)
+        if seats != table.seats:  # a player's seat takes the player's name
+            table = replace(table, seats=seats)
+            state = rules_module.initial_state(table)
         log = work.open_table(table_id, TableOpened.of(table), state)
         humans = (s for s, seat in enumerate(table.seats) if not seat.bot)
         tokens = issue_seat_tokens(work.connection, table_id, humans)

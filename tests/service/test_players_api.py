@@ -61,6 +61,26 @@ def test_a_seat_names_a_registered_player_once(client: FlaskClient) -> None:
     assert created(client.get(f"/tables/{table}"), 200)["seats"][0]["player_id"] == ann
 
 
+def test_a_players_seat_given_without_a_name_sits_under_the_players_name(
+    client: FlaskClient,
+) -> None:
+    """The seat's own name wins; without one the table records the registered name, so
+    its pages say who sits there instead of "Seat 1"."""
+    ann = register(client, "Ann Lee")
+    seats = [{"player_id": ann}, {"name": "Bo"}, {"bot": "random"}, {"name": "Di"}]
+    created_table = created(client.post("/tables", json=table_body(seats=seats), headers=ORGANISER))
+    assert created_table["seats"][0]["name"] == "Ann Lee"
+    table = created_table["id"]
+    seat = created(client.get(f"/tables/{table}"), 200)["seats"][0]
+    assert (seat["player_id"], seat["name"]) == (ann, "Ann Lee")
+    opened = created(client.get(f"/tables/{table}/events"), 200)["events"][0]
+    assert opened["data"]["seats"][0] == {"name": "Ann Lee", "player_id": ann}
+    page = client.get(f"/tables/{table}/view?as=organiser", headers=ORGANISER).get_data(True)
+    assert "Ann Lee" in page and "Seat 1" not in page
+    own = open_table(client, seats=[{"player_id": ann, "name": "Annie"}, *seats[1:]]).id
+    assert created(client.get(f"/tables/{own}"), 200)["seats"][0]["name"] == "Annie"
+
+
 # --- ratings ---------------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from flask_babel import gettext
 from domain.errors import RuleViolation
 from domain.names import MAX_PERSON
 from service.application.listings import MAX_LIMIT, list_players
-from service.application.players import player_names, register_player
+from service.application.players import register_player
 from service.core.refusals import ApplicationError
 from service.storage.db import get_database
 from service.web.pages import formkeys
@@ -75,17 +75,12 @@ def player_named(text: str) -> str | None:
 
 
 def named_seats(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The new-table form's registered players, typed by name (or id), seated by id *and*
-    name: a table's log holds only what its body held, and a seat of an id alone is
-    "Seat 2" on every page. A name nobody is registered under is left to the schema."""
-    out = []
-    for seat in seats:
-        typed = seat.get("player_id")
-        if typed is None or "name" in seat:
-            out.append(seat)
-            continue
-        player = player_named(typed) or typed
-        with get_database().reading() as connection:
-            known = player_names(connection, [player])
-        out.append({"player_id": player, "name": known[player]} if player in known else seat)
-    return out
+    """The new-table form's registered players, typed by name (or id), seated by id (the
+    table then takes the player's name: ``check_seat_players``). A name nobody is
+    registered under is left to the schema."""
+    return [
+        {**seat, "player_id": player_named(seat["player_id"]) or seat["player_id"]}
+        if "player_id" in seat
+        else seat
+        for seat in seats
+    ]
