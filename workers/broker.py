@@ -18,7 +18,7 @@ Every worker looks at its empty queue five times a second, all evening: a look i
 plain read (is anything waiting?) on the queue's id, found once, and only a queue with a
 message waiting is locked and taken from. kombu's own look found the queue's row again
 and took the broker's write lock every time (an idle ``make run`` used 6.1% of a core in
-all, 3.9% with this look).
+all, 3.8% with this look: ``bench/idle.py``).
 """
 
 from __future__ import annotations
