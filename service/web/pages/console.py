@@ -174,7 +174,7 @@ def post_table() -> Response:
     spec = SPECS[game_id]
     form = request.form
     body, errors = forms.table_body(spec, form)
-    body["seats"] = console_players.named_seats(body["seats"])
+    body["seats"] = console_players.seats_by_player_id(body["seats"])
     if errors:
         return _table_form(game_id, form, errors, None, 422)
     spec_body, errors, refused = validated(TABLE_SCHEMA, body)

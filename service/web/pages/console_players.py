@@ -74,7 +74,7 @@ def player_named(text: str) -> str | None:
     return same[0] if len(same) == 1 else None
 
 
-def named_seats(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def seats_by_player_id(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The new-table form's registered players, typed by name (or id), seated by id (the
     table then takes the player's name: ``check_seat_players``). A name nobody is
     registered under is left to the schema."""
