@@ -12,6 +12,9 @@ Each worker listens on a socket of its own (``SO_REUSEPORT``): the kernel spread
 connections over the workers. With gunicorn's one shared socket, whichever worker woke first
 took every connection of a burst, so eight keep-alive clients all landed on one worker and
 the other idled (measured: half the throughput of two workers).
+
+The access line's atoms are made by ``AccessLog``, only those the line prints: gunicorn's
+own logger made an atom of every header and environ key of every request.
 """
 
 from __future__ import annotations
@@ -20,12 +23,39 @@ import logging
 import re
 from typing import Any
 
-from gunicorn import sock
+from gunicorn import glogging, sock
 
 reuse_port = True  # every worker's socket joins the same port (post_fork below)
 accesslog = "-"  # stdout, next to make run's own messages
 #: client, time, "METHOD /path HTTP/1.1", status, body bytes, milliseconds, user agent
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+
+class AccessLog(glogging.Logger):
+    """gunicorn's logger, making only the atoms ``access_log_format`` uses. gunicorn's own
+    makes an atom of every request header, response header and WSGI environ key for every
+    request: the access line took about a tenth of a worker's CPU under recorded play,
+    mostly for those. The line is gunicorn's, atom for atom."""
+
+    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> dict:
+        status = resp.status
+        if isinstance(status, str):
+            status = status.split(None, 1)[0]
+        sent = getattr(resp, "sent", None)
+        return {
+            "h": environ.get("REMOTE_ADDR", "-"),
+            "t": self.now(),
+            "m": environ.get("REQUEST_METHOD"),
+            "U": environ.get("PATH_INFO"),
+            "H": environ.get("SERVER_PROTOCOL"),
+            "s": status,
+            "b": "-" if sent is None else str(sent),
+            "M": request_time.seconds * 1000 + request_time.microseconds // 1000,
+            "a": environ.get("HTTP_USER_AGENT", "-"),
+        }
+
+
+logger_class = AccessLog
 
 _SECRET = re.compile(r"(?i)(token=|bearer\s+)[^\s&'\"]+")
 
