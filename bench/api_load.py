@@ -13,8 +13,9 @@ only POSTs), for a fixed time:
 - ``old``: the wave-one code (``--old``, commit 97b09c3) checked out beside, on SQLite, served
   as its own ``make run`` served it.
 
-Reports accepted actions/s and latency percentiles per mode, each against the ceiling; the
-last line is JSON.
+Reports accepted actions/s and latency percentiles per mode, each against the ceiling, and
+the CPU time gunicorn's processes (master and workers) spent per accepted request; the last
+line is JSON.
 
 ``python bench/api_load.py [--quick] [--clients 8] [--seconds 15] [--modes noop,sqlite,...]``
 """
@@ -41,6 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.live_updates import server_cpu  # noqa: E402
 from domain.games import bottle_imp as g  # noqa: E402
 from domain.match import MatchRules  # noqa: E402
 from domain.replay import event_from_json  # noqa: E402
@@ -222,17 +224,20 @@ def measure(mode: str, clients: int, seconds: float, old: str) -> dict[str, Any]
             player.warm_up()
         until = time.perf_counter() + seconds
         threads = [threading.Thread(target=c.run, args=(until, mode == "noop")) for c in players]
+        cpu = server_cpu(port)
         start = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - start
+        cpu = server_cpu(port) - cpu
     latencies = sorted(x for c in players for x in c.latencies)
     accepted = sum(c.accepted for c in players)
     return {
         "mode": mode,
         "accepted_per_s": round(accepted / elapsed),
+        "cpu_us": round(cpu / accepted * 1e6),
         "refused": sum(c.refused for c in players),
         "p50_ms": round(statistics.median(latencies) * 1000, 2),
         "p99_ms": round(latencies[int(len(latencies) * 0.99) - 1] * 1000, 2),
@@ -262,7 +267,8 @@ def main() -> None:
     for r in results:
         share = f", {r['accepted_per_s'] / ceiling:.0%} of the ceiling" if ceiling else ""
         print(f"  {WORDS[r['mode']]:<42} {r['accepted_per_s']:>6,}/s ({r['refused']} refused)"
-              f"{share}, latency p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms")  # fmt: skip
+              f"{share}, latency p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
+              f"gunicorn's CPU {r['cpu_us']:,} µs a request")  # fmt: skip
     print(json.dumps({"clients": args.clients, "seconds": seconds, "results": results}))
 
 
