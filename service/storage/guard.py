@@ -85,6 +85,8 @@ POSTGRES_STAMP = (
     "AND NOT t.tgisinternal)"
 )
 SQLITE_STAMP = "PRAGMA schema_version"
+#: SQLite: the same stamp as a value, read in the same statement as a stream's head.
+SQLITE_STAMP_VALUE = "(SELECT schema_version FROM pragma_schema_version)"
 
 
 def _postgres_statements() -> list[str]:
