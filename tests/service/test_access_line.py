@@ -63,7 +63,11 @@ def test_the_access_line_is_gunicorns_own(
     assert set(ours.atoms(*args)) == {"h", "t", "m", "U", "H", "s", "b", "M", "a"}
 
 
-def test_make_runs_gunicorn_takes_the_lean_logger() -> None:
+def test_make_runs_gunicorn_config_takes_the_lean_logger() -> None:
+    """The module read as gunicorn reads ``-c python:…`` (each setting it names, validated)."""
     config = Config()
-    config.set("logger_class", gunicorn_conf.logger_class)
+    named = {k: v for k, v in vars(gunicorn_conf).items() if k in config.settings}
+    for name, value in named.items():
+        config.set(name, value)
+    assert {"logger_class", "access_log_format", "accesslog", "reuse_port"} <= set(named)
     assert config.logger_class is gunicorn_conf.AccessLog
