@@ -26,9 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.live_updates import server  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
+from bench.live_updates import cpu_seconds, server  # noqa: E402
 
 
 def processes(marker: bytes) -> dict[int, str]:
@@ -45,20 +43,13 @@ def processes(marker: bytes) -> dict[int, str]:
 
 def role(cmdline: bytes) -> str:
     words = cmdline.decode(errors="replace").split("\0")
-    if "gunicorn" in words[:3] or any(w.endswith("gunicorn") for w in words[:3]):
+    if any(w.endswith("gunicorn") for w in words[:3]):
         return "gunicorn (master and workers)"
     if "beat" in words:
         return "celery beat"
     if "worker" in words:
         return "celery workers (live and simulations)"
     return "cardledger serve (the supervisor)"
-
-
-def cpu_seconds(pid: int) -> float:
-    with suppress(OSError):
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
-    return 0.0
 
 
 def main() -> None:

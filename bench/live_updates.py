@@ -290,18 +290,25 @@ def watch_elsewhere(port: int, tables: list[str], stop: Any, told: Any) -> None:
     told.put(("done", heard, sum(phone.refused for phone in phones)))
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used so far (Linux ``/proc``); 0
+    for one that is gone."""
+    with suppress(OSError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
 def server_cpu(port: int) -> float:
     """CPU seconds the server's gunicorn processes (master and workers: the processes
     whose command line binds ``port``) have used so far (Linux ``/proc``)."""
-    tick = os.sysconf("SC_CLK_TCK")
     used = 0.0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with suppress(OSError):
             if f"127.0.0.1:{port}".encode() in (entry / "cmdline").read_bytes():
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                used += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+                used += cpu_seconds(int(entry.name))
     return used
 
 
