@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
 _TWO_64 = 1 << 64
-_word = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
+_words: Final = struct.Struct(">II").unpack_from  # the first 8 bytes: two 32-bit words, big-endian
+_ALL_ONES: Final = 0xFFFFFFFF
 
 
 SALT_HEX_DIGITS = 32
@@ -55,6 +56,15 @@ def seed_commitment(seed: str | int, salt: str | None = None) -> str:
     return hashlib.sha256(deal_key(seed, salt).encode()).hexdigest()
 
 
+#: ``_COUNTERS[c]``: the decimal digits of draw counter ``c``, as bytes.
+_COUNTERS: Final = tuple(b"%d" % c for c in range(512))
+
+
+def _limit(bound: int) -> int:
+    """The largest multiple of ``bound`` not above 2**64: draws from it up are rejected."""
+    return _TWO_64 - _TWO_64 % bound
+
+
 def shuffle(deck: Sequence[T], seed: str) -> list[T]:
     """Shuffle ``deck`` (in its canonical order) with the deal seed ``seed``.
 
@@ -65,14 +75,17 @@ def shuffle(deck: Sequence[T], seed: str) -> list[T]:
     counter = 0
     for i in range(len(cards) - 1, 0, -1):
         bound = i + 1
-        limit = _TWO_64 - (_TWO_64 % bound)
         while True:  # rejection sampling: no modulo bias
             draw = prefixed.copy()
-            draw.update(b"%d" % counter)
-            w = _word(draw.digest())[0]
+            draw.update(_COUNTERS[counter] if counter < len(_COUNTERS) else b"%d" % counter)
+            words: tuple[int, int] = _words(draw.digest())
+            hi, lo = words
             counter += 1
-            if w < limit:
+            # The draw w = hi * 2**32 + lo is below the limit whenever hi is not all ones
+            # (the limit is above 2**64 - 2**32), so the big integer w is built only then:
+            # once in four billion draws. Small integers are what compiled code is fast at.
+            if hi != _ALL_ONES or (hi << 32 | lo) < _limit(bound):
                 break
-        j = w % bound
+        j = ((hi % bound) << 32 | lo) % bound  # w % bound
         cards[i], cards[j] = cards[j], cards[i]
     return cards

@@ -70,23 +70,24 @@ _DEAL: Final = Deal()  # a seeded deal: the one action of the dealer, shared
 _new: Final = tuple.__new__  # a named tuple from its fields, without its __new__
 
 
-class _SuitPlays(dict[int, tuple[Play, ...]]):
-    """``plays[bits]``: the shared plays of one hand slot's cards of one suit, for the
-    suit's 12-bit chunk ``bits`` of a hand; built on first use (4,096 chunks per suit)."""
-
-    def __init__(self, row: list[Any], suit: int) -> None:
-        super().__init__()
-        self.row, self.suit = row, suit
-
-    def __missing__(self, bits: int) -> tuple[Play, ...]:
-        plays = self[bits] = tuple(self.row[c] for c in CHUNK[self.suit][bits])
-        return plays
-
-
-#: ``_PLAY_CHUNKS[bright][slot][suit][bits]``: legal plays as one shared tuple per chunk.
-_PLAY_CHUNKS: Final = tuple(
-    tuple(tuple(_SuitPlays(row, suit) for suit in range(3)) for row in rows) for rows in _PLAYS
+#: ``_PLAY_CHUNKS[bright][slot][suit][bits]``: the shared plays of one hand slot's cards of one
+#: suit, for the suit's 12-bit chunk ``bits`` of a hand, as one shared tuple; each built on
+#: first use (``_suit_plays``: 4,096 chunks per suit, and a list is read faster than a dict).
+_PLAY_CHUNKS: Final[tuple[tuple[tuple[list[tuple[Play, ...] | None], ...], ...], ...]] = tuple(
+    tuple(tuple([None] * 4096 for suit in range(3)) for slot in range(4)) for bright in range(2)
 )
+
+
+def _suit_plays(bright: bool, slot: int, suit: int, bits: int) -> tuple[Play, ...]:
+    """The plays of ``_PLAY_CHUNKS[bright][slot][suit][bits]``, built if not yet."""
+    chunks = _PLAY_CHUNKS[bright][slot][suit]
+    plays = chunks[bits]
+    if plays is None:
+        row = _PLAYS[bright][slot]
+        plays = chunks[bits] = tuple([row[c] for c in CHUNK[suit][bits]])
+    return plays
+
+
 _DISCARDS = _per_card(Discard)
 _OPPONENT_PASSES = _per_card(lambda seat, c, hand: Pass(seat, opponent=c))
 _PILE_PASSES = _per_card(lambda seat, c, hand: Pass(seat, hand=hand, card=c))
@@ -159,14 +160,17 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
         if variant == layout.LOPAKA and seat == layout.LOPAKA_SEAT:
             return []
         held = s.hands[slot]
-        suits = _PLAY_CHUNKS[variant == layout.BRIGHT_HOUSE][slot]
+        bright = variant == layout.BRIGHT_HOUSE
         if trick:
             led = SUIT[trick[0]]
-            same = suits[led][(held >> SHIFT[led]) & SUIT_BITS]
+            same = _suit_plays(bright, slot, led, (held >> SHIFT[led]) & SUIT_BITS)
             if same:
                 return same
-        yellow, blue, red = suits
-        return yellow[held & SUIT_BITS] + blue[(held >> 12) & SUIT_BITS] + red[held >> 24]
+        return (
+            _suit_plays(bright, slot, 0, held & SUIT_BITS)
+            + _suit_plays(bright, slot, 1, (held >> 12) & SUIT_BITS)
+            + _suit_plays(bright, slot, 2, held >> 24)
+        )
     variant = s.table.variant
     if phase == "waiting_for_deal":
         return [_DEAL] if seat == s.dealer else []

@@ -30,13 +30,14 @@ def _seeded_hands(s: State, k: int) -> tuple[str, tuple, tuple[int, ...] | None]
         hands[nd] = {"A": piles[0], "B": piles[2]}
         hands[d] = {"A": piles[1], "B": piles[3]}
         return seed, tuple(hands), None
-    ring = layout.clockwise(t.variant, t.players, s.dealer)
+    ring = layout.clockwise(t.variant, len(t.seats), s.dealer)
+    n = len(ring)
     dealt = 33 if t.variant == layout.LOPAKA else 36
-    per_seat: list[list[int]] = [[] for _ in ring]
-    for i in range(dealt):
-        per_seat[ring[i % len(ring)]].append(deck[i])
+    hands = [()] * n  # one card at a time round the ring: the k-th seat gets every n-th card
+    for k in range(n):
+        hands[ring[k]] = tuple(sorted(deck[k:dealt:n]))
     devil = tuple(sorted(deck[33:])) if t.variant == layout.LOPAKA else None
-    return seed, tuple(tuple(sorted(h)) for h in per_seat), devil
+    return seed, tuple(hands), devil
 
 
 def _recorded_hands(s: State, action: Any) -> tuple[tuple, tuple[int, ...] | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, cast
 
-from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
+from domain.deciding import check_seat, dispatch, expect_phase
 from domain.errors import Fact, RuleViolation
 from domain.events import MatchEnded
 from domain.games.bottle_imp import dealing, layout, lopaka
@@ -362,7 +362,14 @@ def _automatic(s: State) -> Any:
 
 
 def _with_consequences(s: State, event: Any) -> list:
-    return with_consequences(s, (event,), evolve, _automatic)
+    """``event`` and what the engine does by itself after it (``with_consequences``, with
+    this game's own calls: compiled, direct ones)."""
+    out = [event]
+    s = evolve(s, event)
+    while (nxt := _automatic(s)) is not None:
+        out.append(nxt)
+        s = evolve(s, nxt)
+    return out
 
 
 _DECIDE: Final[dict[type, Callable[[State, Any], list]]] = {
@@ -376,6 +383,13 @@ _DECIDE: Final[dict[type, Callable[[State, Any], list]]] = {
 
 def decide(state: State, action: Any) -> list[Any]:
     """The events ``action`` causes in ``state``, or ``RuleViolation``."""
-    if type(action) is Play:  # most actions: straight to the rule
+    kind = type(action)
+    if kind is Play:  # most actions: straight to the rule (compiled, a direct call)
         return _play(state, action)
+    if kind is Discard:
+        return _discard(state, action)
+    if kind is Pass:
+        return _pass(state, action)
+    if kind is Deal:
+        return dealing.deal(state, action)
     return dispatch("The Bottle Imp", _DECIDE, state, action)

@@ -299,12 +299,23 @@ _evolve = evolve_by(
 
 
 def evolve(state: State, event: Any) -> State:
-    """The state after ``event``: a card played and a trick taken straight away (most of
-    a log), anything else by its type."""
+    """The state after ``event``: the game's own events by their type, most frequent first
+    (compiled, each a direct call rather than one through the table), ``MatchEnded``
+    through the table."""
     kind = type(event)
     if kind is CardPlayed:
         return _card_played(state, event)
     if kind is TrickCompleted:
         return _trick_completed(state, event)
+    if kind is CardsPassed:
+        return _cards_passed(state, event)
+    if kind is CardDiscarded:
+        return _card_discarded(state, event)
+    if kind is DealStarted:
+        return _deal_started(state, event)
+    if kind is PassesDelivered:
+        return _passes_delivered(state, event)
+    if kind is DealScored:
+        return _deal_scored(state, event)
     result: State = _evolve(state, event)
     return result
