@@ -364,7 +364,8 @@ def main() -> None:
         rates = [r["accepted_per_s"] for r in measured]
         results.append({**measured[len(measured) // 2], "runs_per_s": rates})
     ceiling = next((r["accepted_per_s"] for r in results if r["mode"] == "noop"), None)
-    print(f"{args.clients} clients, {seconds:.0f} s a run, the median of {rounds} alternated runs:")
+    runs_said = "one run" if rounds == 1 else f"the median of {rounds} alternated runs"
+    print(f"{args.clients} clients, {seconds:.0f} s a run, {runs_said} of each mode:")
     for r in results:
         share = f", {r['accepted_per_s'] / ceiling:.0%} of the ceiling" if ceiling else ""
         spread = "–".join(f"{x:,}" for x in (r["runs_per_s"][0], r["runs_per_s"][-1]))
