@@ -71,16 +71,20 @@ _new: Final = tuple.__new__  # a named tuple from its fields, without its __new_
 
 
 #: ``_PLAY_CHUNKS[bright][slot][suit][bits]``: the shared plays of one hand slot's cards of one
-#: suit, for the suit's 12-bit chunk ``bits`` of a hand, as one shared tuple; each built on
-#: first use (``_suit_plays``: 4,096 chunks per suit, and a list is read faster than a dict).
-_PLAY_CHUNKS: Final[tuple[tuple[tuple[list[tuple[Play, ...] | None], ...], ...], ...]] = tuple(
-    tuple(tuple([None] * 4096 for suit in range(3)) for slot in range(4)) for bright in range(2)
+#: suit, for the suit's 12-bit chunk ``bits`` of a hand, as one shared tuple; a suit's 4,096
+#: chunks are a list made on first use, each chunk built on first use (``_suit_plays``; a
+#: list is read faster than a dict).
+_PLAY_CHUNKS: Final[tuple[tuple[list[list[tuple[Play, ...] | None] | None], ...], ...]] = tuple(
+    tuple([None, None, None] for slot in range(4)) for bright in range(2)
 )
 
 
 def _suit_plays(bright: bool, slot: int, suit: int, bits: int) -> tuple[Play, ...]:
     """The plays of ``_PLAY_CHUNKS[bright][slot][suit][bits]``, built if not yet."""
-    chunks = _PLAY_CHUNKS[bright][slot][suit]
+    suits = _PLAY_CHUNKS[bright][slot]
+    chunks = suits[suit]
+    if chunks is None:
+        chunks = suits[suit] = [None] * 4096
     plays = chunks[bits]
     if plays is None:
         row = _PLAYS[bright][slot]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, cast
 
-from domain.deciding import check_seat, dispatch, expect_phase
+from domain.deciding import check_seat, dispatch, expect_phase, with_consequences
 from domain.errors import Fact, RuleViolation
 from domain.events import MatchEnded
 from domain.games.bottle_imp import dealing, layout, lopaka
@@ -362,29 +362,17 @@ def _automatic(s: State) -> Any:
 
 
 def _with_consequences(s: State, event: Any) -> list:
-    """``event`` and what the engine does by itself after it (``with_consequences``, with
-    this game's own calls: compiled, direct ones)."""
-    out = [event]
-    s = evolve(s, event)
-    while (nxt := _automatic(s)) is not None:
-        out.append(nxt)
-        s = evolve(s, nxt)
-    return out
+    return with_consequences(s, (event,), evolve, _automatic)
 
 
-_DECIDE: Final[dict[type, Callable[[State, Any], list]]] = {
-    Deal: dealing.deal,
-    Discard: _discard,
-    Pass: _pass,
-    ChooseOpen: _choose_open,
-    Play: _play,
-}
+#: The rules ``decide`` does not call by name (any other action is ``unknown_action``).
+_DECIDE: Final[dict[type, Callable[[State, Any], list]]] = {ChooseOpen: _choose_open}
 
 
 def decide(state: State, action: Any) -> list[Any]:
     """The events ``action`` causes in ``state``, or ``RuleViolation``."""
-    kind = type(action)
-    if kind is Play:  # most actions: straight to the rule (compiled, a direct call)
+    kind = type(action)  # most frequent first (compiled, each a direct call)
+    if kind is Play:
         return _play(state, action)
     if kind is Discard:
         return _discard(state, action)

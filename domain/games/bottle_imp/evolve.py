@@ -283,25 +283,15 @@ def _deal_scored(s: State, e: DealScored) -> State:
     )
 
 
-#: The state after any event (``MatchEnded`` too: ``domain.games.common``).
-_evolve = evolve_by(
-    {
-        DealStarted: _deal_started,
-        CardDiscarded: _card_discarded,
-        CardsPassed: _cards_passed,
-        PassesDelivered: _passes_delivered,
-        OpenHandChosen: _open_hand_chosen,
-        CardPlayed: _card_played,
-        TrickCompleted: _trick_completed,
-        DealScored: _deal_scored,
-    }
-)
+#: The folds ``evolve`` does not call by name: Bright House's open hands, and ``MatchEnded``
+#: (``domain.games.common``, alike in every game).
+_evolve = evolve_by({OpenHandChosen: _open_hand_chosen})
 
 
 def evolve(state: State, event: Any) -> State:
-    """The state after ``event``: the game's own events by their type, most frequent first
-    (compiled, each a direct call rather than one through the table), ``MatchEnded``
-    through the table."""
+    """The state after ``event``: this game's events by their type, most frequent first
+    (compiled, each a direct call rather than one through a table), the rest through
+    ``_evolve``."""
     kind = type(event)
     if kind is CardPlayed:
         return _card_played(state, event)
