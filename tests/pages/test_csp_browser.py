@@ -37,7 +37,11 @@ def test_scripted_pages_run_under_their_policy(page: Page, live_app: Flask, base
     page.goto(f"{base_url}/tables/{dealt.id}/deals/1/replay")
     expect(page.locator("#step-count")).to_contain_text("step 1 of")  # drawn by its script
     page.goto(f"{base_url}/tables/{table.id}/view")
-    page.locator("[data-action]").first.click()  # the organiser deals from the page
-    expect(page.locator("#table")).not_to_contain_text("Deal.", timeout=10_000)
+    # the organiser deals from the page; its answer is awaited (the table's own text never
+    # held "Deal.", so waiting for that to go did not wait for the deal at all)
+    with page.expect_response(lambda r: "/view/act" in r.url, timeout=10_000) as answer:
+        page.locator("[data-action]").first.click()
+    assert answer.value.ok
+    expect(page.locator("#table")).not_to_contain_text("waiting for the deal")
     assert client.get(f"/tables/{table.id}", headers=ORGANISER).get_json()["version"] > 1
     assert refused == []
