@@ -43,6 +43,14 @@ metadata = MetaData(
 )
 
 
+#: The connections a process may hold at once, all kept open once opened: SQLAlchemy's
+#: default allows as many (15) but keeps only 5, so a process serving more than five
+#: requests at a time opened and closed a connection for each one past them (on
+#: PostgreSQL, a server process started and ended per request: the load of
+#: ``bench/api_load.py`` did so a few times a second).
+POOL_SIZE = 15
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine tuned for its backend.
 
@@ -53,15 +61,17 @@ def make_engine(url: str) -> Engine:
     """
     parsed = make_url(url)
     backend = parsed.get_backend_name()
+    pooled = {"pool_size": POOL_SIZE, "max_overflow": 0}
     if backend == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
+        in_memory = not parsed.database or parsed.database == ":memory:"
+        if not in_memory:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url)
+        engine = create_engine(url, **({} if in_memory else pooled))  # one connection in memory
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args: dict[str, Any] = {"connect_timeout": 5} if backend == "postgresql" else {}
-    engine = create_engine(url, connect_args=connect_args)
+    engine = create_engine(url, connect_args=connect_args, **pooled)
     _ping_when_idle(engine)
     event.listen(engine, "before_cursor_execute", _held_write_first)
     return engine

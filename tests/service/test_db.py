@@ -6,11 +6,12 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import uuid
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 from flask import Flask
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, event, text
 
 from service.storage import db as db_module
 from service.storage.db import Database, init_app, run_migrations
@@ -125,5 +126,41 @@ def test_a_postgresql_connection_used_a_moment_ago_is_not_pinged(
         with database.reading() as connection:
             connection.scalar(text("SELECT 1"))
         assert len(pings) == 1
+    finally:
+        database.engine.dispose()
+
+
+def _burst(database: Database, users: int) -> list[object]:
+    """``users`` readers holding a connection at once, as that many concurrent requests do;
+    each one's connection as the database names it (PostgreSQL: its server process)."""
+    postgres = database.engine.dialect.name == "postgresql"
+    probe = text("SELECT pg_backend_pid()" if postgres else "SELECT 1")
+    with ExitStack() as held:
+        connections = [held.enter_context(database.reading()) for _ in range(users)]
+        return [
+            connection.scalar(probe) if postgres else id(connection.connection.driver_connection)
+            for connection in connections
+        ]
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.integration)]
+)
+def test_a_burst_of_concurrent_requests_reuses_the_connections_it_opened(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Beyond SQLAlchemy's five kept connections, each request past them opened a
+    connection and closed it again (on PostgreSQL, a server process each time)."""
+    url = request.getfixturevalue("postgres_url") if backend == "postgresql" else None
+    database = init_app(Flask(__name__), url or f"sqlite:///{tmp_path / 'burst.db'}")
+    opened: list[object] = []
+    event.listen(database.engine, "connect", lambda *_: opened.append(None))
+    users = db_module.POOL_SIZE
+    try:
+        first = _burst(database, users)
+        assert len(opened) == users
+        for _ in range(3):
+            assert sorted(_burst(database, users)) == sorted(first)
+        assert len(opened) == users
     finally:
         database.engine.dispose()
