@@ -59,6 +59,10 @@ class GameRules(Protocol):
         """The state as ``viewer`` may see it, JSON-ready, with its legal actions (none
         when ``legal`` is false: a bot's observation makes them one at a time)."""
 
+    def headline(self, state: Any, /) -> dict[str, Any]:
+        """What a table's summary shows that play changes: ``view``'s ``status``, ``deal``,
+        ``totals`` and ``ranking``, without the rest of the view."""
+
     def visible_events(self, events: Sequence[Any], viewer: Viewer = None, /) -> list[Any]:
         """The whole log as ``viewer`` may see it (``common.visible_events_by``)."""
 

@@ -86,6 +86,7 @@ FAKE_GAME = """
     def legal_actions(state: Any, seat: int) -> Sequence[Any]: ...
     def to_act(state: Any) -> tuple[int, ...]: ...
     def view(state: Any, viewer: Any = None, legal: bool = True) -> dict[str, Any]: ...
+    def headline(state: Any) -> dict[str, Any]: ...
     def visible_events(events: Sequence[Any], viewer: Any = None) -> list[Any]: ...
     def parse(body: Mapping[str, Any]) -> Any: ...
     def body(action: Any) -> dict[str, Any]: ...
@@ -192,3 +193,24 @@ def test_every_legal_action_is_a_declared_kind_with_its_declared_fields(
         assert rules.parse(body) == action
         seen.add(body["type"])
     assert seen, "a match takes actions"
+
+
+@pytest.mark.parametrize(("s", "variant"), CASES, ids=IDS)
+def test_the_headline_is_what_every_view_shows_of_it(s: GameSpec, variant: str) -> None:
+    """A table's summary is kept from ``headline`` alone (``table_summaries``), so after
+    every event it must be what each viewer's view shows of it."""
+    rules = game(s.id)
+    table = table_of(s, variant)
+    state = rules.initial_state(table)
+    viewers = [None, ORGANISER, *range(len(table.seats))]
+    seen = set()
+    for _, events in random_match(rules, table, random.Random(5)):
+        for event in events:
+            state = rules.evolve(state, event)
+            headline = rules.headline(state)
+            assert set(headline) == {"status", "deal", "totals", "ranking"}
+            for viewer in viewers:
+                shown = rules.view(state, viewer)
+                assert {key: shown[key] for key in headline} == headline, (event, viewer)
+            seen.add(headline["status"])
+    assert seen == {"in_deal", "waiting_for_deal", "finished"}

@@ -21,7 +21,7 @@ from domain.games.bestia.model import (
 )
 from domain.games.bestia.options import check_options
 from domain.games.bestia.places import deck_of, whereabouts
-from domain.games.bestia.view import view, visible_events
+from domain.games.bestia.view import headline, view, visible_events
 from domain.games.landmarks import Landmarks
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
@@ -83,6 +83,7 @@ __all__ = [
     "deck_of",
     "default_match",
     "evolve",
+    "headline",
     "initial_state",
     "legal_actions",
     "parse",

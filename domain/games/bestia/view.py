@@ -31,10 +31,23 @@ from domain.games.common import visible_events_by
 STATUS = {"waiting_for_deal": "waiting_for_deal", "finished": "finished"}
 
 
+def headline(state: State) -> dict[str, Any]:
+    """What a table's summary shows that play changes, as ``view`` shows it to anyone:
+    ``status``, ``deal``, ``totals`` and ``ranking`` (no hidden card can be in it)."""
+    s = state
+    return {
+        "status": STATUS.get(s.phase, "in_deal"),
+        "deal": s.deal,
+        "totals": list(s.balances),
+        "ranking": list(s.ranking) if s.ranking is not None else None,
+    }
+
+
 def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
     """The state as ``viewer`` may see it, JSON-ready (``legal=False``: no legal actions,
     which a bot's observation makes one at a time: ``domain.bots.observation``)."""
     s = state
+    head = headline(s)
     n = s.table.players
     everything = viewer == ORGANISER or s.phase in ("waiting_for_deal", "finished")
 
@@ -60,9 +73,9 @@ def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, A
         "game": "bestia",
         "variant": s.table.variant,
         "rules": {**DEFAULTS, **s.table.options},
-        "status": STATUS.get(s.phase, "in_deal"),
+        "status": head["status"],
         "phase": s.phase,
-        "deal": s.deal,
+        "deal": head["deal"],
         "dealer": s.dealer,
         "to_act": list(to_act(s)),
         "deck_size": len(s.rules.deck),
@@ -88,10 +101,10 @@ def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, A
         "panfilo_holder": s.panfilo_holder if everything else None,
         "pot": s.pot,
         "balances": list(s.balances),
-        "totals": list(s.balances),
+        "totals": head["totals"],
         "payments": [dict(line) for line in s.payments] if s.payments is not None else None,
         "outcome": s.outcome,
-        "ranking": list(s.ranking) if s.ranking is not None else None,
+        "ranking": head["ranking"],
         "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)]
         if legal
         else [],

@@ -21,7 +21,7 @@ from domain.games.bottle_imp.model import (
 )
 from domain.games.bottle_imp.places import deck_of, whereabouts
 from domain.games.bottle_imp.upcast import SCHEMAS, UPCASTERS
-from domain.games.bottle_imp.view import view, visible_events
+from domain.games.bottle_imp.view import headline, view, visible_events
 from domain.games.landmarks import Landmarks
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
@@ -87,6 +87,7 @@ __all__ = [
     "deck_of",
     "default_match",
     "evolve",
+    "headline",
     "initial_state",
     "legal_actions",
     "parse",

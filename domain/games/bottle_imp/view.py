@@ -50,10 +50,23 @@ def _per_seat(s: State, values: Sequence[Any]) -> list[Any]:
     return list(values)
 
 
+def headline(state: State) -> dict[str, Any]:
+    """What a table's summary shows that play changes, as ``view`` shows it to anyone:
+    ``status``, ``deal``, ``totals`` and ``ranking`` (no hidden card can be in it)."""
+    s = state
+    return {
+        "status": STATUS.get(s.phase, "in_deal"),
+        "deal": s.deal,
+        "totals": list(s.totals),
+        "ranking": list(s.ranking) if s.ranking is not None else None,
+    }
+
+
 def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
     """The state as ``viewer`` may see it, JSON-ready (``legal=False``: no legal actions,
     which a bot's observation makes one at a time: ``domain.bots.observation``)."""
     s = state
+    head = headline(s)
     variant = s.table.variant
     slots = range(len(s.hands))
     everything = viewer == ORGANISER or s.phase in ("waiting_for_deal", "finished")
@@ -71,9 +84,9 @@ def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, A
     return {
         "game": "bottle-imp",
         "variant": variant,
-        "status": STATUS.get(s.phase, "in_deal"),
+        "status": head["status"],
         "phase": s.phase,
-        "deal": s.deal,
+        "deal": head["deal"],
         "dealer": s.dealer,
         "to_act": list(to_act(s)),
         "hands": _per_seat(s, hands),
@@ -100,8 +113,8 @@ def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, A
         "devil_trick_size": len(s.devil),
         "won": [list(cards_of(w)) for w in s.won],
         "scores": list(s.scores) if s.scores is not None else None,
-        "totals": list(s.totals),
-        "ranking": list(s.ranking) if s.ranking is not None else None,
+        "totals": head["totals"],
+        "ranking": head["ranking"],
         "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)]
         if legal
         else [],

@@ -16,7 +16,7 @@ from domain.games.oh_quay.decide import decide
 from domain.games.oh_quay.evolve import evolve, initial_state
 from domain.games.oh_quay.model import EVENT_TYPES, DealScored, DealStarted
 from domain.games.oh_quay.places import deck_of, whereabouts
-from domain.games.oh_quay.view import view, visible_events
+from domain.games.oh_quay.view import headline, view, visible_events
 from domain.games.registry import GameSpec
 from domain.match import MatchRules
 from domain.table import Table
@@ -69,6 +69,7 @@ __all__ = [
     "deck_of",
     "default_match",
     "evolve",
+    "headline",
     "initial_state",
     "legal_actions",
     "parse",

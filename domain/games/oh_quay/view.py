@@ -35,10 +35,23 @@ from domain.table import ORGANISER
 STATUS = {WAITING_FOR_DEAL: "waiting_for_deal", FINISHED: "finished"}
 
 
+def headline(state: State) -> dict[str, Any]:
+    """What a table's summary shows that play changes, as ``view`` shows it to anyone:
+    ``status``, ``deal``, ``totals`` and ``ranking`` (no hidden card can be in it)."""
+    s = state
+    return {
+        "status": STATUS.get(s.phase, "in_deal"),
+        "deal": s.deal,
+        "totals": list(s.totals),
+        "ranking": list(s.ranking) if s.ranking is not None else None,
+    }
+
+
 def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
     """The state as ``viewer`` may see it, JSON-ready (``legal=False``: no legal actions,
     which a bot's observation makes one at a time: ``domain.bots.observation``)."""
     s = state
+    head = headline(s)
     everything = viewer == ORGANISER or s.phase in (WAITING_FOR_DEAL, FINISHED)
     canals: list[list[str | None]] = []
     hands: list[list[str] | None] = []
@@ -80,9 +93,9 @@ def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, A
     return {
         "game": "oh-quay",
         "variant": s.table.variant,
-        "status": STATUS.get(s.phase, "in_deal"),
+        "status": head["status"],
         "phase": s.phase,
-        "deal": s.deal,
+        "deal": head["deal"],
         "dealer": s.starter,
         "starter": s.starter,
         "player": s.player if s.deal else None,
@@ -98,8 +111,8 @@ def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, A
         "max_turns": s.max_turns,
         "scores": list(s.scores) if s.scores is not None else None,
         "emptied_by": s.emptied_by,
-        "totals": list(s.totals),
-        "ranking": list(s.ranking) if s.ranking is not None else None,
+        "totals": head["totals"],
+        "ranking": head["ranking"],
         "legal_actions": [body(a) for seat in actors for a in legal_actions(s, seat)]
         if legal
         else [],

@@ -34,9 +34,8 @@ def project_appended(connection: Connection, before: TableLog, after: TableLog) 
 
 def headline(log: TableLog, state: Any = None) -> dict[str, Any]:
     """What a table's public summary shows that play changes: ``status``, ``deal``,
-    ``totals`` and ``ranking``, from the public view (no hidden card can be in it)."""
-    shown = log.rules.view(log.state if state is None else state, None)
-    return {key: shown[key] for key in ("status", "deal", "totals", "ranking")}
+    ``totals`` and ``ranking``, as its public view shows them (the game's ``headline``)."""
+    return log.rules.headline(log.state if state is None else state)
 
 
 #: The headline each table was last seen with, at its version: an action compares its
