@@ -66,7 +66,7 @@ def make_engine(url: str) -> Engine:
         in_memory = not parsed.database or parsed.database == ":memory:"
         if not in_memory:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, **({} if in_memory else pooled))  # one connection in memory
+        engine = create_engine(url, **({} if in_memory else pooled))  # in memory: one a thread
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine

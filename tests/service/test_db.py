@@ -1,5 +1,5 @@
-"""How the app holds its database: SQLite's one writer across threads and processes, and
-PostgreSQL connections pinged only after idling."""
+"""How the app holds its database: SQLite's one writer across threads and processes,
+PostgreSQL connections pinged only after idling, and every connection opened kept."""
 
 from __future__ import annotations
 
@@ -133,14 +133,11 @@ def test_a_postgresql_connection_used_a_moment_ago_is_not_pinged(
 def _burst(database: Database, users: int) -> list[object]:
     """``users`` readers holding a connection at once, as that many concurrent requests do;
     each one's connection as the database names it (PostgreSQL: its server process)."""
-    postgres = database.engine.dialect.name == "postgresql"
-    probe = text("SELECT pg_backend_pid()" if postgres else "SELECT 1")
     with ExitStack() as held:
         connections = [held.enter_context(database.reading()) for _ in range(users)]
-        return [
-            connection.scalar(probe) if postgres else id(connection.connection.driver_connection)
-            for connection in connections
-        ]
+        if database.engine.dialect.name == "postgresql":
+            return [c.scalar(text("SELECT pg_backend_pid()")) for c in connections]
+        return [id(c.connection.driver_connection) for c in connections]
 
 
 @pytest.mark.parametrize(
