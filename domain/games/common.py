@@ -6,12 +6,13 @@
   own redaction leaves of its cards, and no seed or salt until the match ends (the table's
   seed and salt, and each deal's seed, which holds the salt: ``docs/rules/common.md``,
   "Hidden information").
+- ``headline_of``: what a table's summary shows that play changes, alike in every game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from domain.events import MatchEnded
 from domain.table import ORGANISER, Viewer
@@ -26,6 +27,23 @@ class VisibleEvents(Protocol):
     """A game's ``visible_events(events, viewer)``."""
 
     def __call__(self, events: Sequence[Any], viewer: Viewer = None, /) -> list[Any]: ...
+
+
+#: A table's status by its phase: ``in_deal`` for every other phase.
+STATUS: Final = {"waiting_for_deal": "waiting_for_deal", "finished": "finished"}
+
+
+def headline_of(
+    phase: str, deal: int, totals: Sequence[int], ranking: Sequence[int | None] | None
+) -> dict[str, Any]:
+    """A game's ``headline``: what a table's summary shows that play changes, as every view
+    shows it to anyone (``status``, ``deal``, ``totals``, ``ranking``: no hidden card)."""
+    return {
+        "status": STATUS.get(phase, "in_deal"),
+        "deal": deal,
+        "totals": list(totals),
+        "ranking": None if ranking is None else list(ranking),
+    }
 
 
 #: Fields no one but the organiser sees before the match ends.

@@ -26,21 +26,13 @@ from domain.games.bestia.model import (
     Viewer,
 )
 from domain.games.bestia.options import DEFAULTS
-from domain.games.common import visible_events_by
-
-STATUS = {"waiting_for_deal": "waiting_for_deal", "finished": "finished"}
+from domain.games.common import headline_of, visible_events_by
 
 
 def headline(state: State) -> dict[str, Any]:
-    """What a table's summary shows that play changes, as ``view`` shows it to anyone:
-    ``status``, ``deal``, ``totals`` and ``ranking`` (no hidden card can be in it)."""
+    """What a table's summary shows that play changes (``common.headline_of``)."""
     s = state
-    return {
-        "status": STATUS.get(s.phase, "in_deal"),
-        "deal": s.deal,
-        "totals": list(s.balances),
-        "ranking": list(s.ranking) if s.ranking is not None else None,
-    }
+    return headline_of(s.phase, s.deal, s.balances, s.ranking)
 
 
 def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:

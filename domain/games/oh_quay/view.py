@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from domain.games.common import visible_events_by
+from domain.games.common import headline_of, visible_events_by
 from domain.games.oh_quay import layout
 from domain.games.oh_quay.actions import body, legal_actions, to_act
 from domain.games.oh_quay.cards import BIT
@@ -32,19 +32,11 @@ from domain.games.oh_quay.model import (
 )
 from domain.table import ORGANISER
 
-STATUS = {WAITING_FOR_DEAL: "waiting_for_deal", FINISHED: "finished"}
-
 
 def headline(state: State) -> dict[str, Any]:
-    """What a table's summary shows that play changes, as ``view`` shows it to anyone:
-    ``status``, ``deal``, ``totals`` and ``ranking`` (no hidden card can be in it)."""
+    """What a table's summary shows that play changes (``common.headline_of``)."""
     s = state
-    return {
-        "status": STATUS.get(s.phase, "in_deal"),
-        "deal": s.deal,
-        "totals": list(s.totals),
-        "ranking": list(s.ranking) if s.ranking is not None else None,
-    }
+    return headline_of(s.phase, s.deal, s.totals, s.ranking)
 
 
 def view(state: State, viewer: Viewer = None, legal: bool = True) -> dict[str, Any]:
